@@ -129,7 +129,7 @@ let cublasZaxpy$: typeof cublasZaxpy | undefined;
 /** `cublasStatus_t cublasZaxpy_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, const cuDoubleComplex *x, int incx, cuDoubleComplex *y, int incy)` · cublas_api.h · CUDA 11.8 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param y in/out `cuDoubleComplex *`: device memory.

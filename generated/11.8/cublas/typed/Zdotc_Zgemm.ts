@@ -112,12 +112,12 @@ let cublasZgbmv$: typeof cublasZgbmv | undefined;
  * @param n_ in `int`.
  * @param kl in `int`.
  * @param ku in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`. */
 export function cublasZgbmv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, kl: number, ku: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
@@ -154,10 +154,10 @@ let cublasZgeam$: typeof cublasZgeam | undefined;
  * @param transb in `cublasOperation_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param B in `const cuDoubleComplex *`: device memory.
  * @param ldb in `int`.
  * @param C in/out `cuDoubleComplex *`: device memory.
@@ -226,12 +226,12 @@ let cublasZgemm$: typeof cublasZgemm | undefined;
  * @param m in `int`.
  * @param n_ in `int`.
  * @param k in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param B in `const cuDoubleComplex *`: device memory.
  * @param ldb in `int`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`. */
 export function cublasZgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
@@ -269,12 +269,12 @@ let cublasZgemmBatched$: typeof cublasZgemmBatched | undefined;
  * @param m in `int`.
  * @param n_ in `int`.
  * @param k in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Aarray in `const cuDoubleComplex *const *`: device memory.
  * @param lda in `int`.
  * @param Barray in `const cuDoubleComplex *const *`: device memory.
  * @param ldb in `int`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Carray in `cuDoubleComplex *const *`: device memory.
  * @param ldc in `int`.
  * @param batchCount in `int`. */
@@ -314,14 +314,14 @@ let cublasZgemmStridedBatched$: typeof cublasZgemmStridedBatched | undefined;
  * @param m in `int`.
  * @param n_ in `int`.
  * @param k in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param strideA in `long long`.
  * @param B in `const cuDoubleComplex *`: device memory.
  * @param ldb in `int`.
  * @param strideB in `long long`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
  * @param strideC in `long long`.

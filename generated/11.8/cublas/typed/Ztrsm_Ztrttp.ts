@@ -17,7 +17,7 @@ let cublasZtrsm$: typeof cublasZtrsm | undefined;
  * @param diag in `cublasDiagType_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param B in/out `cuDoubleComplex *`: device memory.
@@ -56,7 +56,7 @@ let cublasZtrsmBatched$: typeof cublasZtrsmBatched | undefined;
  * @param diag in `cublasDiagType_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *const *`: device memory.
  * @param lda in `int`.
  * @param B in `cuDoubleComplex *const *`: device memory.

@@ -67,8 +67,8 @@ let cusolverDnSyevdx$: NativeFunction | undefined;
  * @param dataTypeA `cudaDataType`
  * @param A `void *`, device memory
  * @param lda `int64_t`
- * @param vl `void *`
- * @param vu `void *`
+ * @param vl `void *`, scalar (untyped): its address
+ * @param vu `void *`, scalar (untyped): its address
  * @param il `int64_t`
  * @param iu `int64_t`
  * @param meig64 `int64_t *`
@@ -103,8 +103,8 @@ let cusolverDnSyevdx_bufferSize$: NativeFunction | undefined;
  * @param dataTypeA `cudaDataType`
  * @param A `const void *`, device memory
  * @param lda `int64_t`
- * @param vl `void *`
- * @param vu `void *`
+ * @param vl `void *`, scalar (untyped): its address
+ * @param vu `void *`, scalar (untyped): its address
  * @param il `int64_t`
  * @param iu `int64_t`
  * @param h_meig `int64_t *`

@@ -43,7 +43,7 @@ let cusolverDnCgebrd_bufferSize$: typeof cusolverDnCgebrd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `Lwork`: out `int *`. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnCgebrd_bufferSize$ ??= bind$cusolverDnCgebrd_bufferSize())(handle, m, n_);
 }
@@ -93,7 +93,7 @@ let cusolverDnCgeqrf_bufferSize$: typeof cusolverDnCgeqrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnCgeqrf_bufferSize$ ??= bind$cusolverDnCgeqrf_bufferSize())(handle, m, n_, A, lda);
 }
@@ -157,7 +157,7 @@ let cusolverDnCgesvd_bufferSize$: typeof cusolverDnCgesvd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnCgesvd_bufferSize$ ??= bind$cusolverDnCgesvd_bufferSize())(handle, m, n_);
 }
@@ -243,7 +243,7 @@ let cusolverDnCgesvdaStridedBatched_bufferSize$: typeof cusolverDnCgesvdaStrided
  * @param ldv in `int`.
  * @param strideV in `long long`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, batchSize: number): number {
   return (cusolverDnCgesvdaStridedBatched_bufferSize$ ??= bind$cusolverDnCgesvdaStridedBatched_bufferSize())(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize);
 }

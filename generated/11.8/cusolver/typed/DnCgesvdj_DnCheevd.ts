@@ -99,7 +99,7 @@ let cusolverDnCgesvdjBatched_bufferSize$: typeof cusolverDnCgesvdjBatched_buffer
  * @param ldv in `int`.
  * @param params in `gesvdjInfo_t`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
   return (cusolverDnCgesvdjBatched_bufferSize$ ??= bind$cusolverDnCgesvdjBatched_bufferSize())(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize);
 }
@@ -143,7 +143,7 @@ let cusolverDnCgesvdj_bufferSize$: typeof cusolverDnCgesvdj_bufferSize | undefin
  * @param V in `const cuComplex *`: device memory.
  * @param ldv in `int`.
  * @param params in `gesvdjInfo_t`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, params: T.gesvdjInfo_t | null): number {
   return (cusolverDnCgesvdj_bufferSize$ ??= bind$cusolverDnCgesvdj_bufferSize())(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params);
 }
@@ -201,7 +201,7 @@ let cusolverDnCgetrf_bufferSize$: typeof cusolverDnCgetrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `Lwork`: out `int *`. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnCgetrf_bufferSize$ ??= bind$cusolverDnCgetrf_bufferSize())(handle, m, n_, A, lda);
 }
@@ -283,7 +283,7 @@ let cusolverDnCheevd_bufferSize$: typeof cusolverDnCheevd_bufferSize | undefined
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param W in `const float *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCheevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null): number {
   return (cusolverDnCheevd_bufferSize$ ??= bind$cusolverDnCheevd_bufferSize())(handle, jobz, uplo, n_, A, lda, W);
 }

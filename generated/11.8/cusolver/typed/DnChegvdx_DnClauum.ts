@@ -79,7 +79,7 @@ let cusolverDnChegvdx_bufferSize$: typeof cusolverDnChegvdx_bufferSize | undefin
  * @param il in `int`.
  * @param iu in `int`.
  * @param W in `const float *`: device memory.
- * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
+ * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnChegvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.DeviceMemory | null): { meig: number; lwork: number } {
   return (cusolverDnChegvdx_bufferSize$ ??= bind$cusolverDnChegvdx_bufferSize())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W);
 }
@@ -158,7 +158,7 @@ let cusolverDnChegvj_bufferSize$: typeof cusolverDnChegvj_bufferSize | undefined
  * @param ldb in `int`.
  * @param W in `const float *`: device memory.
  * @param params in `syevjInfo_t`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnChegvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null): number {
   return (cusolverDnChegvj_bufferSize$ ??= bind$cusolverDnChegvj_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params);
 }
@@ -223,7 +223,7 @@ let cusolverDnChetrd_bufferSize$: typeof cusolverDnChetrd_bufferSize | undefined
  * @param d in `const float *`: device memory.
  * @param e in `const float *`: device memory.
  * @param tau in `const cuComplex *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnChetrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, d: T.DeviceMemory | null, e: T.DeviceMemory | null, tau: T.DeviceMemory | null): number {
   return (cusolverDnChetrd_bufferSize$ ??= bind$cusolverDnChetrd_bufferSize())(handle, uplo, n_, A, lda, d, e, tau);
 }
@@ -298,7 +298,7 @@ let cusolverDnClauum_bufferSize$: typeof cusolverDnClauum_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnClauum_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnClauum_bufferSize$ ??= bind$cusolverDnClauum_bufferSize())(handle, uplo, n_, A, lda);
 }

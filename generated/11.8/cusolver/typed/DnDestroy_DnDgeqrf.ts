@@ -75,7 +75,7 @@ let cusolverDnDgebrd_bufferSize$: typeof cusolverDnDgebrd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `Lwork`: out `int *`. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnDgebrd_bufferSize$ ??= bind$cusolverDnDgebrd_bufferSize())(handle, m, n_);
 }
@@ -125,7 +125,7 @@ let cusolverDnDgeqrf_bufferSize$: typeof cusolverDnDgeqrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnDgeqrf_bufferSize$ ??= bind$cusolverDnDgeqrf_bufferSize())(handle, m, n_, A, lda);
 }

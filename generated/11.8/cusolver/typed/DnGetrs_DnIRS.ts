@@ -368,7 +368,7 @@ let cusolverDnIRSXgels_bufferSize$: typeof cusolverDnIRSXgels_bufferSize | undef
  * @param m in `cusolver_int_t`.
  * @param n_ in `cusolver_int_t`.
  * @param nrhs in `cusolver_int_t`.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnIRSXgels_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnIRSParams_t | null, m: number, n_: number, nrhs: number): number {
   return (cusolverDnIRSXgels_bufferSize$ ??= bind$cusolverDnIRSXgels_bufferSize())(handle, params, m, n_, nrhs);
 }
@@ -446,7 +446,7 @@ let cusolverDnIRSXgesv_bufferSize$: typeof cusolverDnIRSXgesv_bufferSize | undef
  * @param params in `cusolverDnIRSParams_t`.
  * @param n_ in `cusolver_int_t`.
  * @param nrhs in `cusolver_int_t`.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnIRSXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnIRSParams_t | null, n_: number, nrhs: number): number {
   return (cusolverDnIRSXgesv_bufferSize$ ??= bind$cusolverDnIRSXgesv_bufferSize())(handle, params, n_, nrhs);
 }

@@ -157,7 +157,7 @@ let cusolverDnXgesvdp_bufferSize$: typeof cusolverDnXgesvdp_bufferSize | undefin
  * @param V in `const void *`: device memory.
  * @param ldv in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXgesvdp_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.DeviceMemory | null, ldv: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgesvdp_bufferSize$ ??= bind$cusolverDnXgesvdp_bufferSize())(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType);
 }
@@ -274,7 +274,7 @@ let cusolverDnXgesvdr_bufferSize$: typeof cusolverDnXgesvdr_bufferSize | undefin
  * @param Vrand in `const void *`: address or host buffer.
  * @param ldVrand in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXgesvdr_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobv: number, m: T.Int64, n_: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgesvdr_bufferSize$ ??= bind$cusolverDnXgesvdr_bufferSize())(handle, params, jobu, jobv, m, n_, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType);
 }

@@ -53,7 +53,7 @@ let cusolverDnXgetrf_bufferSize$: typeof cusolverDnXgetrf_bufferSize | undefined
  * @param A in `const void *`: device memory.
  * @param lda in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgetrf_bufferSize$ ??= bind$cusolverDnXgetrf_bufferSize())(handle, params, m, n_, dataTypeA, A, lda, computeType);
 }
@@ -153,7 +153,7 @@ let cusolverDnXpotrf_bufferSize$: typeof cusolverDnXpotrf_bufferSize | undefined
  * @param A in `const void *`: device memory.
  * @param lda in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXpotrf_bufferSize$ ??= bind$cusolverDnXpotrf_bufferSize())(handle, params, uplo, n_, dataTypeA, A, lda, computeType);
 }
@@ -260,7 +260,7 @@ let cusolverDnXsyevd_bufferSize$: typeof cusolverDnXsyevd_bufferSize | undefined
  * @param dataTypeW in `cudaDataType`.
  * @param W in `const void *`: device memory.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXsyevd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXsyevd_bufferSize$ ??= bind$cusolverDnXsyevd_bufferSize())(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType);
 }

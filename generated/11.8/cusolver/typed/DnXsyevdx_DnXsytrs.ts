@@ -8,7 +8,7 @@ import { records } from '../types';
 import { fail } from './shared';
 void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];
 
-let cusolverDnXsyevdx$c: NativeFunction | undefined;
+let cusolverDnXsyevdx$: typeof cusolverDnXsyevdx | undefined;
 /** `cusolverStatus_t cusolverDnXsyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *bufferOnDevice, size_t workspaceInBytesOnDevice, void *bufferOnHost, size_t workspaceInBytesOnHost, int *info)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -19,8 +19,8 @@ let cusolverDnXsyevdx$c: NativeFunction | undefined;
  * @param dataTypeA in `cudaDataType`.
  * @param A in/out `void *`: device memory.
  * @param lda in `int64_t`.
- * @param vl in/out `void *`: address or host buffer.
- * @param vu in/out `void *`: address or host buffer.
+ * @param vl in `void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
+ * @param vu in `void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param il in `int64_t`.
  * @param iu in `int64_t`.
  * @param meig64 in/out `int64_t *`: address or host buffer.
@@ -32,32 +32,41 @@ let cusolverDnXsyevdx$c: NativeFunction | undefined;
  * @param bufferOnHost in/out `void *`: host memory, `workspaceInBytesOnHost` bytes, or null.
  * @param workspaceInBytesOnHost in `size_t`.
  * @param info out `int *`: device memory. */
-export function cusolverDnXsyevdx(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, meig64: T.Pointer, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevdx', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevdx', 'params', params, true) as typeof params;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevdx', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnXsyevdx', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevdx', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevdx', 'dataTypeA', 'i32', dataTypeA);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXsyevdx', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'lda', lda, true);
-  pointerArg('cusolverDnXsyevdx', 'vl', vl, true);
-  pointerArg('cusolverDnXsyevdx', 'vu', vu, true);
-  if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || il % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'il', il, true);
-  if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || iu % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'iu', iu, true);
-  pointerArg('cusolverDnXsyevdx', 'meig64', meig64, true);
-  if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevdx', 'dataTypeW', 'i32', dataTypeW);
-  const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnXsyevdx', 'W', W, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevdx', 'computeType', 'i32', computeType);
-  const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXsyevdx', 'bufferOnDevice', bufferOnDevice, true);
-  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || workspaceInBytesOnDevice % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
-  hostArg('cusolverDnXsyevdx', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXsyevdx', 'info', info, true);
-  const status = (cusolverDnXsyevdx$c ??= binder.native('cusolverDnXsyevdx'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl, vu, il, iu, meig64, dataTypeW, W$, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
-  if (status !== 0) throw fail('cusolverDnXsyevdx', status);
+export function cusolverDnXsyevdx(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, vl: T.UntypedScalar, vu: T.UntypedScalar, il: T.Int64, iu: T.Int64, meig64: T.Pointer, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
+  return (cusolverDnXsyevdx$ ??= bind$cusolverDnXsyevdx())(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info);
+}
+/** cusolverDnXsyevdx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnXsyevdx(): typeof cusolverDnXsyevdx {
+  const s = new Scratch(2);
+  const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
+  let native$: NativeFunction | undefined;
+  return function cusolverDnXsyevdx(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevdx', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevdx', 'params', params, true) as typeof params;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevdx', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnXsyevdx', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevdx', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevdx', 'dataTypeA', 'i32', dataTypeA);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXsyevdx', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'lda', lda, true);
+    const vl$ = scalarArg('cusolverDnXsyevdx', 'vl', 'untyped', 'host', vl, s$slot0);
+    const vu$ = scalarArg('cusolverDnXsyevdx', 'vu', 'untyped', 'host', vu, s$slot1);
+    if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || il % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'il', il, true);
+    if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || iu % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'iu', iu, true);
+    pointerArg('cusolverDnXsyevdx', 'meig64', meig64, true);
+    if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevdx', 'dataTypeW', 'i32', dataTypeW);
+    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnXsyevdx', 'W', W, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevdx', 'computeType', 'i32', computeType);
+    const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXsyevdx', 'bufferOnDevice', bufferOnDevice, true);
+    if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || workspaceInBytesOnDevice % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
+    if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+    hostArg('cusolverDnXsyevdx', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
+    if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+    const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXsyevdx', 'info', info, true);
+    const status = (native$ ??= binder.native('cusolverDnXsyevdx'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl$, vu$, il, iu, meig64, dataTypeW, W$, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
+    if (status !== 0) throw fail('cusolverDnXsyevdx', status);
+  };
 }
 let cusolverDnXsyevdx_bufferSize$: typeof cusolverDnXsyevdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnXsyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytesOnDevice, size_t *workspaceInBytesOnHost)` · cusolverDn.h · CUDA 11.8 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -70,22 +79,22 @@ let cusolverDnXsyevdx_bufferSize$: typeof cusolverDnXsyevdx_bufferSize | undefin
  * @param dataTypeA in `cudaDataType`.
  * @param A in `const void *`: device memory.
  * @param lda in `int64_t`.
- * @param vl in/out `void *`: address or host buffer.
- * @param vu in/out `void *`: address or host buffer.
+ * @param vl in `void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
+ * @param vu in `void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param il in `int64_t`.
  * @param iu in `int64_t`.
  * @param h_meig in/out `int64_t *`: address or host buffer.
  * @param dataTypeW in `cudaDataType`.
  * @param W in `const void *`: device memory.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
-export function cusolverDnXsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, h_meig: T.Pointer, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
+export function cusolverDnXsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, vl: T.UntypedScalar, vu: T.UntypedScalar, il: T.Int64, iu: T.Int64, h_meig: T.Pointer, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXsyevdx_bufferSize$ ??= bind$cusolverDnXsyevdx_bufferSize())(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType);
 }
 /** cusolverDnXsyevdx_bufferSize around its own Scratch, its views and its C function (built on the first call). */
 function bind$cusolverDnXsyevdx_bufferSize(): typeof cusolverDnXsyevdx_bufferSize {
-  const s = new Scratch(2);
-  const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
+  const s = new Scratch(4);
+  const s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$f64 = s.f64, s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXsyevdx_bufferSize(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType) {
     if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
@@ -97,19 +106,19 @@ function bind$cusolverDnXsyevdx_bufferSize(): typeof cusolverDnXsyevdx_bufferSiz
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXsyevdx_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'lda', lda, true);
-    pointerArg('cusolverDnXsyevdx_bufferSize', 'vl', vl, true);
-    pointerArg('cusolverDnXsyevdx_bufferSize', 'vu', vu, true);
+    const vl$ = scalarArg('cusolverDnXsyevdx_bufferSize', 'vl', 'untyped', 'host', vl, s$slot0);
+    const vu$ = scalarArg('cusolverDnXsyevdx_bufferSize', 'vu', 'untyped', 'host', vu, s$slot1);
     if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || il % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'il', il, true);
     if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || iu % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'iu', iu, true);
     pointerArg('cusolverDnXsyevdx_bufferSize', 'h_meig', h_meig, true);
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeW', 'i32', dataTypeW);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnXsyevdx_bufferSize', 'W', W, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevdx_bufferSize', 'computeType', 'i32', computeType);
-    s$f64[0] = 0;
-    s$f64[1] = 0;
-    const status = (native$ ??= binder.native('cusolverDnXsyevdx_bufferSize'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl, vu, il, iu, h_meig, dataTypeW, W$, computeType, s$slot0, s$slot1);
+    s$f64[2] = 0;
+    s$f64[3] = 0;
+    const status = (native$ ??= binder.native('cusolverDnXsyevdx_bufferSize'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl$, vu$, il, iu, h_meig, dataTypeW, W$, computeType, s$slot2, s$slot3);
     if (status !== 0) throw fail('cusolverDnXsyevdx_bufferSize', status);
-    return { workspaceInBytesOnDevice: (s$u32[1] * 4294967296 + s$u32[0]), workspaceInBytesOnHost: (s$u32[3] * 4294967296 + s$u32[2]) };
+    return { workspaceInBytesOnDevice: (s$u32[5] * 4294967296 + s$u32[4]), workspaceInBytesOnHost: (s$u32[7] * 4294967296 + s$u32[6]) };
   };
 }
 let cusolverDnXsyevjGetResidual$: typeof cusolverDnXsyevjGetResidual | undefined;
@@ -238,7 +247,7 @@ let cusolverDnXsytrs_bufferSize$: typeof cusolverDnXsytrs_bufferSize | undefined
  * @param dataTypeB in `cudaDataType`.
  * @param B in/out `void *`: device memory.
  * @param ldb in `int64_t`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXsytrs_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXsytrs_bufferSize$ ??= bind$cusolverDnXsytrs_bufferSize())(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb);
 }

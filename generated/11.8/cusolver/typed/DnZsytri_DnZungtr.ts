@@ -40,7 +40,7 @@ let cusolverDnZsytri_bufferSize$: typeof cusolverDnZsytri_bufferSize | undefined
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param ipiv in `const int *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null): number {
   return (cusolverDnZsytri_bufferSize$ ??= bind$cusolverDnZsytri_bufferSize())(handle, uplo, n_, A, lda, ipiv);
 }
@@ -100,7 +100,7 @@ let cusolverDnZungbr_bufferSize$: typeof cusolverDnZungbr_bufferSize | undefined
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param tau in `const cuDoubleComplex *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZungbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnZungbr_bufferSize$ ??= bind$cusolverDnZungbr_bufferSize())(handle, side, m, n_, k, A, lda, tau);
 }
@@ -159,7 +159,7 @@ let cusolverDnZungqr_bufferSize$: typeof cusolverDnZungqr_bufferSize | undefined
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param tau in `const cuDoubleComplex *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZungqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnZungqr_bufferSize$ ??= bind$cusolverDnZungqr_bufferSize())(handle, m, n_, k, A, lda, tau);
 }
@@ -214,7 +214,7 @@ let cusolverDnZungtr_bufferSize$: typeof cusolverDnZungtr_bufferSize | undefined
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param tau in `const cuDoubleComplex *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZungtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnZungtr_bufferSize$ ??= bind$cusolverDnZungtr_bufferSize())(handle, uplo, n_, A, lda, tau);
 }

@@ -65,7 +65,7 @@ let cusparseCaxpyi$: typeof cusparseCaxpyi | undefined;
 /** `cusparseStatus_t cusparseCaxpyi(cusparseHandle_t handle, int nnz, const cuComplex *alpha, const cuComplex *xVal, const int *xInd, cuComplex *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param nnz in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param xVal in `const cuComplex *`: device memory.
  * @param xInd in `const int *`: device memory.
  * @param y in/out `cuComplex *`: device memory.
@@ -195,7 +195,7 @@ let cusparseCbsric02_bufferSize$: typeof cusparseCbsric02_bufferSize | undefined
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsric02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseCbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null): number {
   return (cusparseCbsric02_bufferSize$ ??= bind$cusparseCbsric02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
 }
@@ -233,7 +233,7 @@ let cusparseCbsric02_bufferSizeExt$: typeof cusparseCbsric02_bufferSizeExt | und
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsric02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseCbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsric02Info_t | null): number {
   return (cusparseCbsric02_bufferSizeExt$ ??= bind$cusparseCbsric02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
 }

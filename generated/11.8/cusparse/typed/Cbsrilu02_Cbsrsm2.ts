@@ -80,7 +80,7 @@ let cusparseCbsrilu02_bufferSize$: typeof cusparseCbsrilu02_bufferSize | undefin
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsrilu02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseCbsrilu02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsrilu02Info_t | null): number {
   return (cusparseCbsrilu02_bufferSize$ ??= bind$cusparseCbsrilu02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
 }
@@ -118,7 +118,7 @@ let cusparseCbsrilu02_bufferSizeExt$: typeof cusparseCbsrilu02_bufferSizeExt | u
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsrilu02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseCbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrilu02Info_t | null): number {
   return (cusparseCbsrilu02_bufferSizeExt$ ??= bind$cusparseCbsrilu02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
 }
@@ -175,7 +175,7 @@ let cusparseCbsrmm$: typeof cusparseCbsrmm | undefined;
  * @param n_ in `int`.
  * @param kb in `int`.
  * @param nnzb in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param bsrSortedValA in `const cuComplex *`: device memory.
  * @param bsrSortedRowPtrA in `const int *`: device memory.
@@ -183,7 +183,7 @@ let cusparseCbsrmm$: typeof cusparseCbsrmm | undefined;
  * @param blockSize in `const int`.
  * @param B in `const cuComplex *`: address or host buffer.
  * @param ldb in `const int`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: address or host buffer.
  * @param ldc in `int`. */
 export function cusparseCbsrmm(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n_: number, kb: number, nnzb: number, alpha: T.ComplexScalar, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockSize: number, B: T.Pointer, ldb: number, beta: T.ComplexScalar, C: T.Pointer, ldc: number): void {
@@ -226,14 +226,14 @@ let cusparseCbsrmv$: typeof cusparseCbsrmv | undefined;
  * @param mb in `int`.
  * @param nb in `int`.
  * @param nnzb in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param bsrSortedValA in `const cuComplex *`: device memory.
  * @param bsrSortedRowPtrA in `const int *`: device memory.
  * @param bsrSortedColIndA in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param x in `const cuComplex *`: device memory.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory. */
 export function cusparseCbsrmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.ComplexScalar, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockDim: number, x: T.DeviceMemory | null, beta: T.ComplexScalar, y: T.DeviceMemory | null): void {
   return (cusparseCbsrmv$ ??= bind$cusparseCbsrmv())(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -314,7 +314,7 @@ let cusparseCbsrsm2_bufferSize$: typeof cusparseCbsrsm2_bufferSize | undefined;
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsrsm2Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseCbsrsm2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrsm2Info_t | null): number {
   return (cusparseCbsrsm2_bufferSize$ ??= bind$cusparseCbsrsm2_bufferSize())(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
 }
@@ -358,7 +358,7 @@ let cusparseCbsrsm2_bufferSizeExt$: typeof cusparseCbsrsm2_bufferSizeExt | undef
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsrsm2Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseCbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrsm2Info_t | null): number {
   return (cusparseCbsrsm2_bufferSizeExt$ ??= bind$cusparseCbsrsm2_bufferSizeExt())(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
 }
@@ -401,7 +401,7 @@ let cusparseCbsrsm2_solve$: typeof cusparseCbsrsm2_solve | undefined;
  * @param mb in `int`.
  * @param n_ in `int`.
  * @param nnzb in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param bsrSortedVal in `const cuComplex *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.

@@ -52,13 +52,13 @@ let cusparseCcsrgeam2$: typeof cusparseCcsrgeam2 | undefined;
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param nnzA in `int`.
  * @param csrSortedValA in `const cuComplex *`: device memory.
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrB in `const cusparseMatDescr_t`.
  * @param nnzB in `int`.
  * @param csrSortedValB in `const cuComplex *`: device memory.
@@ -107,13 +107,13 @@ let cusparseCcsrgeam2_bufferSizeExt$: typeof cusparseCcsrgeam2_bufferSizeExt | u
  * @param handle in `cusparseHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param nnzA in `int`.
  * @param csrSortedValA in `const cuComplex *`: device memory.
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrB in `const cusparseMatDescr_t`.
  * @param nnzB in `int`.
  * @param csrSortedValB in `const cuComplex *`: device memory.
@@ -123,7 +123,7 @@ let cusparseCcsrgeam2_bufferSizeExt$: typeof cusparseCcsrgeam2_bufferSizeExt | u
  * @param csrSortedValC in `const cuComplex *`: device memory.
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in `const int *`: device memory.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseCcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.ComplexScalar, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, beta: T.ComplexScalar, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.DeviceMemory | null, csrSortedRowPtrB: T.DeviceMemory | null, csrSortedColIndB: T.DeviceMemory | null, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): number {
   return (cusparseCcsrgeam2_bufferSizeExt$ ??= bind$cusparseCcsrgeam2_bufferSizeExt())(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
 }
@@ -169,7 +169,7 @@ let cusparseCcsrgemm2$: typeof cusparseCcsrgemm2 | undefined;
  * @param m in `int`.
  * @param n_ in `int`.
  * @param k in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param nnzA in `int`.
  * @param csrSortedValA in `const cuComplex *`: device memory.
@@ -180,7 +180,7 @@ let cusparseCcsrgemm2$: typeof cusparseCcsrgemm2 | undefined;
  * @param csrSortedValB in `const cuComplex *`: device memory.
  * @param csrSortedRowPtrB in `const int *`: device memory.
  * @param csrSortedColIndB in `const int *`: device memory.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrD in `const cusparseMatDescr_t`.
  * @param nnzD in `int`.
  * @param csrSortedValD in `const cuComplex *`: device memory.
@@ -239,7 +239,7 @@ let cusparseCcsrgemm2_bufferSizeExt$: typeof cusparseCcsrgemm2_bufferSizeExt | u
  * @param m in `int`.
  * @param n_ in `int`.
  * @param k in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param nnzA in `int`.
  * @param csrSortedRowPtrA in `const int *`: device memory.
@@ -248,13 +248,13 @@ let cusparseCcsrgemm2_bufferSizeExt$: typeof cusparseCcsrgemm2_bufferSizeExt | u
  * @param nnzB in `int`.
  * @param csrSortedRowPtrB in `const int *`: device memory.
  * @param csrSortedColIndB in `const int *`: device memory.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrD in `const cusparseMatDescr_t`.
  * @param nnzD in `int`.
  * @param csrSortedRowPtrD in `const int *`: device memory.
  * @param csrSortedColIndD in `const int *`: device memory.
  * @param info in `csrgemm2Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrgemm2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, k: number, alpha: T.ComplexScalar, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedRowPtrB: T.DeviceMemory | null, csrSortedColIndB: T.DeviceMemory | null, beta: T.ComplexScalar, descrD: T.cusparseMatDescr_t | null, nnzD: number, csrSortedRowPtrD: T.DeviceMemory | null, csrSortedColIndD: T.DeviceMemory | null, info: T.csrgemm2Info_t | null): number {
   return (cusparseCcsrgemm2_bufferSizeExt$ ??= bind$cusparseCcsrgemm2_bufferSizeExt())(handle, m, n_, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info);
@@ -357,7 +357,7 @@ let cusparseCcsric02_bufferSize$: typeof cusparseCcsric02_bufferSize | undefined
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csric02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseCcsric02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csric02Info_t | null): number {
   return (cusparseCcsric02_bufferSize$ ??= bind$cusparseCcsric02_bufferSize())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
 }
@@ -391,7 +391,7 @@ let cusparseCcsric02_bufferSizeExt$: typeof cusparseCcsric02_bufferSizeExt | und
  * @param csrSortedRowPtr in `const int *`: device memory.
  * @param csrSortedColInd in `const int *`: device memory.
  * @param info in `csric02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseCcsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.DeviceMemory | null, csrSortedRowPtr: T.DeviceMemory | null, csrSortedColInd: T.DeviceMemory | null, info: T.csric02Info_t | null): number {
   return (cusparseCcsric02_bufferSizeExt$ ??= bind$cusparseCcsric02_bufferSizeExt())(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info);
 }

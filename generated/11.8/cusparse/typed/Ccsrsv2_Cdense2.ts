@@ -48,7 +48,7 @@ let cusparseCcsrsv2_bufferSize$: typeof cusparseCcsrsv2_bufferSize | undefined;
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csrsv2Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrsv2_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrsv2Info_t | null): number {
   return (cusparseCcsrsv2_bufferSize$ ??= bind$cusparseCcsrsv2_bufferSize())(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
@@ -85,7 +85,7 @@ let cusparseCcsrsv2_bufferSizeExt$: typeof cusparseCcsrsv2_bufferSizeExt | undef
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csrsv2Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`.
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrsv2Info_t | null): number {
   return (cusparseCcsrsv2_bufferSizeExt$ ??= bind$cusparseCcsrsv2_bufferSizeExt())(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
@@ -122,7 +122,7 @@ let cusparseCcsrsv2_solve$: typeof cusparseCcsrsv2_solve | undefined;
  * @param transA in `cusparseOperation_t`.
  * @param m in `int`.
  * @param nnz in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param csrSortedValA in `const cuComplex *`: device memory.
  * @param csrSortedRowPtrA in `const int *`: device memory.
@@ -196,7 +196,7 @@ let cusparseCcsru2csr_bufferSizeExt$: typeof cusparseCcsru2csr_bufferSizeExt | u
  * @param csrRowPtr in `const int *`: address or host buffer.
  * @param csrColInd in/out `int *`: device memory.
  * @param info in `csru2csrInfo_t`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseCcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null): number {
   return (cusparseCcsru2csr_bufferSizeExt$ ??= bind$cusparseCcsru2csr_bufferSizeExt())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info);
 }

@@ -89,7 +89,7 @@ let cusparseCgebsr2gebsc_bufferSize$: typeof cusparseCgebsr2gebsc_bufferSize | u
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseCgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseCgebsr2gebsc_bufferSize$ ??= bind$cusparseCgebsr2gebsc_bufferSize())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
 }
@@ -125,7 +125,7 @@ let cusparseCgebsr2gebsc_bufferSizeExt$: typeof cusparseCgebsr2gebsc_bufferSizeE
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseCgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseCgebsr2gebsc_bufferSizeExt$ ??= bind$cusparseCgebsr2gebsc_bufferSizeExt())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
 }
@@ -212,7 +212,7 @@ let cusparseCgebsr2gebsr_bufferSize$: typeof cusparseCgebsr2gebsr_bufferSize | u
  * @param colBlockDimA in `int`.
  * @param rowBlockDimC in `int`.
  * @param colBlockDimC in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseCgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   return (cusparseCgebsr2gebsr_bufferSize$ ??= bind$cusparseCgebsr2gebsr_bufferSize())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
 }
@@ -256,7 +256,7 @@ let cusparseCgebsr2gebsr_bufferSizeExt$: typeof cusparseCgebsr2gebsr_bufferSizeE
  * @param colBlockDimA in `int`.
  * @param rowBlockDimC in `int`.
  * @param colBlockDimC in `int`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseCgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   return (cusparseCgebsr2gebsr_bufferSizeExt$ ??= bind$cusparseCgebsr2gebsr_bufferSizeExt())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
 }
@@ -297,13 +297,13 @@ let cusparseCgemmi$: typeof cusparseCgemmi | undefined;
  * @param n_ in `int`.
  * @param k in `int`.
  * @param nnz in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: address or host buffer.
  * @param lda in `int`.
  * @param cscValB in `const cuComplex *`: address or host buffer.
  * @param cscColPtrB in `const int *`: address or host buffer.
  * @param cscRowIndB in `const int *`: address or host buffer.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: address or host buffer.
  * @param ldc in `int`.
  * @deprecated The headers mark it deprecated. */

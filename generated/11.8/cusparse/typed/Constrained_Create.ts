@@ -55,7 +55,7 @@ let cusparseConstrainedGeMM_bufferSize$: typeof cusparseConstrainedGeMM_bufferSi
  * @param beta in `const void *`: a scalar whose C type another argument picks: a typed array holding the value, or `{ ptr }` device memory holding it (device pointer mode).
  * @param matC in `cusparseSpMatDescr_t`.
  * @param computeType in `cudaDataType`.
- * @returns the value of `bufferSize`: out `size_t *`.
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseConstrainedGeMM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType): number {
   return (cusparseConstrainedGeMM_bufferSize$ ??= bind$cusparseConstrainedGeMM_bufferSize())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType);

@@ -88,7 +88,7 @@ let cusparseCsrmvEx_bufferSize$: typeof cusparseCsrmvEx_bufferSize | undefined;
  * @param y in/out `void *`: device memory.
  * @param ytype in `cudaDataType`.
  * @param executiontype in `cudaDataType`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`.
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCsrmvEx_bufferSize(handle: T.cusparseHandle_t | null, alg: T.cusparseAlgMode_t, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number, alpha: T.UntypedScalar, alphatype: T.cudaDataType, descrA: T.cusparseMatDescr_t | null, csrValA: T.Pointer, csrValAtype: T.cudaDataType, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, x: T.DeviceMemory | null, xtype: T.cudaDataType, beta: T.UntypedScalar, betatype: T.cudaDataType, y: T.DeviceMemory | null, ytype: T.cudaDataType, executiontype: T.cudaDataType): number {
   return (cusparseCsrmvEx_bufferSize$ ??= bind$cusparseCsrmvEx_bufferSize())(handle, alg, transA, m, n_, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype);
@@ -264,7 +264,7 @@ let cusparseDbsric02_bufferSize$: typeof cusparseDbsric02_bufferSize | undefined
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsric02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseDbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null): number {
   return (cusparseDbsric02_bufferSize$ ??= bind$cusparseDbsric02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
 }
@@ -302,7 +302,7 @@ let cusparseDbsric02_bufferSizeExt$: typeof cusparseDbsric02_bufferSizeExt | und
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsric02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseDbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsric02Info_t | null): number {
   return (cusparseDbsric02_bufferSizeExt$ ??= bind$cusparseDbsric02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
 }

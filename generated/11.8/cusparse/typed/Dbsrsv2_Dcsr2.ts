@@ -53,7 +53,7 @@ let cusparseDbsrsv2_bufferSize$: typeof cusparseDbsrsv2_bufferSize | undefined;
  * @param bsrSortedColIndA in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsrsv2Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseDbsrsv2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockDim: number, info: T.bsrsv2Info_t | null): number {
   return (cusparseDbsrsv2_bufferSize$ ??= bind$cusparseDbsrsv2_bufferSize())(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info);
 }
@@ -93,7 +93,7 @@ let cusparseDbsrsv2_bufferSizeExt$: typeof cusparseDbsrsv2_bufferSizeExt | undef
  * @param bsrSortedColIndA in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsrsv2Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseDbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockSize: number, info: T.bsrsv2Info_t | null): number {
   return (cusparseDbsrsv2_bufferSizeExt$ ??= bind$cusparseDbsrsv2_bufferSizeExt())(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info);
 }
@@ -411,7 +411,7 @@ let cusparseDcsr2gebsr_bufferSize$: typeof cusparseDcsr2gebsr_bufferSize | undef
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseDcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseDcsr2gebsr_bufferSize$ ??= bind$cusparseDcsr2gebsr_bufferSize())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
 }
@@ -449,7 +449,7 @@ let cusparseDcsr2gebsr_bufferSizeExt$: typeof cusparseDcsr2gebsr_bufferSizeExt |
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseDcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseDcsr2gebsr_bufferSizeExt$ ??= bind$cusparseDcsr2gebsr_bufferSizeExt())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
 }

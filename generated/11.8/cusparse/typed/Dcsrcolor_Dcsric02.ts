@@ -123,7 +123,7 @@ let cusparseDcsrgeam2_bufferSizeExt$: typeof cusparseDcsrgeam2_bufferSizeExt | u
  * @param csrSortedValC in `const double *`: device memory.
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in `const int *`: device memory.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseDcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.RealScalar, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, beta: T.RealScalar, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.DeviceMemory | null, csrSortedRowPtrB: T.DeviceMemory | null, csrSortedColIndB: T.DeviceMemory | null, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): number {
   return (cusparseDcsrgeam2_bufferSizeExt$ ??= bind$cusparseDcsrgeam2_bufferSizeExt())(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
 }
@@ -254,7 +254,7 @@ let cusparseDcsrgemm2_bufferSizeExt$: typeof cusparseDcsrgemm2_bufferSizeExt | u
  * @param csrSortedRowPtrD in `const int *`: device memory.
  * @param csrSortedColIndD in `const int *`: device memory.
  * @param info in `csrgemm2Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrgemm2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, k: number, alpha: T.RealScalar, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedRowPtrB: T.DeviceMemory | null, csrSortedColIndB: T.DeviceMemory | null, beta: T.RealScalar, descrD: T.cusparseMatDescr_t | null, nnzD: number, csrSortedRowPtrD: T.DeviceMemory | null, csrSortedColIndD: T.DeviceMemory | null, info: T.csrgemm2Info_t | null): number {
   return (cusparseDcsrgemm2_bufferSizeExt$ ??= bind$cusparseDcsrgemm2_bufferSizeExt())(handle, m, n_, k, alpha, descrA, nnzA, csrSortedRowPtrA, csrSortedColIndA, descrB, nnzB, csrSortedRowPtrB, csrSortedColIndB, beta, descrD, nnzD, csrSortedRowPtrD, csrSortedColIndD, info);
@@ -357,7 +357,7 @@ let cusparseDcsric02_bufferSize$: typeof cusparseDcsric02_bufferSize | undefined
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csric02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseDcsric02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csric02Info_t | null): number {
   return (cusparseDcsric02_bufferSize$ ??= bind$cusparseDcsric02_bufferSize())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
 }
@@ -391,7 +391,7 @@ let cusparseDcsric02_bufferSizeExt$: typeof cusparseDcsric02_bufferSizeExt | und
  * @param csrSortedRowPtr in `const int *`: device memory.
  * @param csrSortedColInd in `const int *`: device memory.
  * @param info in `csric02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseDcsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.DeviceMemory | null, csrSortedRowPtr: T.DeviceMemory | null, csrSortedColInd: T.DeviceMemory | null, info: T.csric02Info_t | null): number {
   return (cusparseDcsric02_bufferSizeExt$ ??= bind$cusparseDcsric02_bufferSizeExt())(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info);
 }

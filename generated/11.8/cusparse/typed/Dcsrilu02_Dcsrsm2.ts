@@ -70,7 +70,7 @@ let cusparseDcsrilu02_bufferSize$: typeof cusparseDcsrilu02_bufferSize | undefin
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csrilu02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseDcsrilu02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrilu02Info_t | null): number {
   return (cusparseDcsrilu02_bufferSize$ ??= bind$cusparseDcsrilu02_bufferSize())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
 }
@@ -104,7 +104,7 @@ let cusparseDcsrilu02_bufferSizeExt$: typeof cusparseDcsrilu02_bufferSizeExt | u
  * @param csrSortedRowPtr in `const int *`: device memory.
  * @param csrSortedColInd in `const int *`: device memory.
  * @param info in `csrilu02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseDcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.DeviceMemory | null, csrSortedRowPtr: T.DeviceMemory | null, csrSortedColInd: T.DeviceMemory | null, info: T.csrilu02Info_t | null): number {
   return (cusparseDcsrilu02_bufferSizeExt$ ??= bind$cusparseDcsrilu02_bufferSizeExt())(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info);
 }
@@ -217,7 +217,7 @@ let cusparseDcsrsm2_bufferSizeExt$: typeof cusparseDcsrsm2_bufferSizeExt | undef
  * @param ldb in `int`.
  * @param info in `csrsm2Info_t`.
  * @param policy in `cusparseSolvePolicy_t`.
- * @returns the value of `pBufferSize`: out `size_t *`.
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.RealScalar, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, B: T.Pointer, ldb: number, info: T.csrsm2Info_t | null, policy: T.cusparseSolvePolicy_t): number {
   return (cusparseDcsrsm2_bufferSizeExt$ ??= bind$cusparseDcsrsm2_bufferSizeExt())(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy);

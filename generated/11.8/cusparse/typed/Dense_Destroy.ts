@@ -30,7 +30,7 @@ let cusparseDenseToSparse_bufferSize$: typeof cusparseDenseToSparse_bufferSize |
  * @param matA in `cusparseDnMatDescr_t`.
  * @param matB in `cusparseSpMatDescr_t`.
  * @param alg in `cusparseDenseToSparseAlg_t`.
- * @returns the value of `bufferSize`: out `size_t *`. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseDenseToSparse_bufferSize(handle: T.cusparseHandle_t | null, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t): number {
   return (cusparseDenseToSparse_bufferSize$ ??= bind$cusparseDenseToSparse_bufferSize())(handle, matA, matB, alg);
 }

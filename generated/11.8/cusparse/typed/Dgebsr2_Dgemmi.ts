@@ -89,7 +89,7 @@ let cusparseDgebsr2gebsc_bufferSize$: typeof cusparseDgebsr2gebsc_bufferSize | u
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseDgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseDgebsr2gebsc_bufferSize$ ??= bind$cusparseDgebsr2gebsc_bufferSize())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
 }
@@ -125,7 +125,7 @@ let cusparseDgebsr2gebsc_bufferSizeExt$: typeof cusparseDgebsr2gebsc_bufferSizeE
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseDgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseDgebsr2gebsc_bufferSizeExt$ ??= bind$cusparseDgebsr2gebsc_bufferSizeExt())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
 }
@@ -212,7 +212,7 @@ let cusparseDgebsr2gebsr_bufferSize$: typeof cusparseDgebsr2gebsr_bufferSize | u
  * @param colBlockDimA in `int`.
  * @param rowBlockDimC in `int`.
  * @param colBlockDimC in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseDgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   return (cusparseDgebsr2gebsr_bufferSize$ ??= bind$cusparseDgebsr2gebsr_bufferSize())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
 }
@@ -256,7 +256,7 @@ let cusparseDgebsr2gebsr_bufferSizeExt$: typeof cusparseDgebsr2gebsr_bufferSizeE
  * @param colBlockDimA in `int`.
  * @param rowBlockDimC in `int`.
  * @param colBlockDimC in `int`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseDgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   return (cusparseDgebsr2gebsr_bufferSizeExt$ ??= bind$cusparseDgebsr2gebsr_bufferSizeExt())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
 }

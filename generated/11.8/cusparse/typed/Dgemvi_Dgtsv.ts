@@ -58,7 +58,7 @@ let cusparseDgemvi_bufferSize$: typeof cusparseDgemvi_bufferSize | undefined;
  * @param m in `int`.
  * @param n_ in `int`.
  * @param nnz in `int`.
- * @returns the value of `pBufferSize`: out `int *`. */
+ * @returns the value of `pBufferSize`: out `int *`: a size in bytes. */
 export function cusparseDgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
   return (cusparseDgemvi_bufferSize$ ??= bind$cusparseDgemvi_bufferSize())(handle, transA, m, n_, nnz);
 }
@@ -119,7 +119,7 @@ let cusparseDgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseDgpsvInterleave
  * @param dw in `const double *`: device memory.
  * @param x in `const double *`: device memory.
  * @param batchCount in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseDgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
   return (cusparseDgpsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseDgpsvInterleavedBatch_bufferSizeExt())(handle, algo, m, ds, dl, d, du, dw, x, batchCount);
 }
@@ -222,7 +222,7 @@ let cusparseDgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseDgtsvInterleave
  * @param du in `const double *`: device memory.
  * @param x in `const double *`: device memory.
  * @param batchCount in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseDgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
   return (cusparseDgtsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseDgtsvInterleavedBatch_bufferSizeExt())(handle, algo, m, dl, d, du, x, batchCount);
 }

@@ -142,7 +142,7 @@ let cusparseSbsric02_bufferSize$: typeof cusparseSbsric02_bufferSize | undefined
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsric02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseSbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null): number {
   return (cusparseSbsric02_bufferSize$ ??= bind$cusparseSbsric02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
 }
@@ -180,7 +180,7 @@ let cusparseSbsric02_bufferSizeExt$: typeof cusparseSbsric02_bufferSizeExt | und
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsric02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseSbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsric02Info_t | null): number {
   return (cusparseSbsric02_bufferSizeExt$ ??= bind$cusparseSbsric02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
 }
@@ -283,7 +283,7 @@ let cusparseSbsrilu02_bufferSize$: typeof cusparseSbsrilu02_bufferSize | undefin
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsrilu02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseSbsrilu02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsrilu02Info_t | null): number {
   return (cusparseSbsrilu02_bufferSize$ ??= bind$cusparseSbsrilu02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
 }
@@ -321,7 +321,7 @@ let cusparseSbsrilu02_bufferSizeExt$: typeof cusparseSbsrilu02_bufferSizeExt | u
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsrilu02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseSbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrilu02Info_t | null): number {
   return (cusparseSbsrilu02_bufferSizeExt$ ??= bind$cusparseSbsrilu02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
 }

@@ -48,7 +48,7 @@ let cusparseScsrsv2_bufferSize$: typeof cusparseScsrsv2_bufferSize | undefined;
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csrsv2Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsrsv2_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrsv2Info_t | null): number {
   return (cusparseScsrsv2_bufferSize$ ??= bind$cusparseScsrsv2_bufferSize())(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
@@ -85,7 +85,7 @@ let cusparseScsrsv2_bufferSizeExt$: typeof cusparseScsrsv2_bufferSizeExt | undef
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csrsv2Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`.
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrsv2Info_t | null): number {
   return (cusparseScsrsv2_bufferSizeExt$ ??= bind$cusparseScsrsv2_bufferSizeExt())(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
@@ -196,7 +196,7 @@ let cusparseScsru2csr_bufferSizeExt$: typeof cusparseScsru2csr_bufferSizeExt | u
  * @param csrRowPtr in `const int *`: address or host buffer.
  * @param csrColInd in/out `int *`: device memory.
  * @param info in `csru2csrInfo_t`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseScsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null): number {
   return (cusparseScsru2csr_bufferSizeExt$ ??= bind$cusparseScsru2csr_bufferSizeExt())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info);
 }

@@ -102,7 +102,7 @@ let cusparseSgemvi_bufferSize$: typeof cusparseSgemvi_bufferSize | undefined;
  * @param m in `int`.
  * @param n_ in `int`.
  * @param nnz in `int`.
- * @returns the value of `pBufferSize`: out `int *`. */
+ * @returns the value of `pBufferSize`: out `int *`: a size in bytes. */
 export function cusparseSgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
   return (cusparseSgemvi_bufferSize$ ??= bind$cusparseSgemvi_bufferSize())(handle, transA, m, n_, nnz);
 }
@@ -163,7 +163,7 @@ let cusparseSgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseSgpsvInterleave
  * @param dw in `const float *`: device memory.
  * @param x in `const float *`: device memory.
  * @param batchCount in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
   return (cusparseSgpsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseSgpsvInterleavedBatch_bufferSizeExt())(handle, algo, m, ds, dl, d, du, dw, x, batchCount);
 }
@@ -266,7 +266,7 @@ let cusparseSgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseSgtsvInterleave
  * @param du in `const float *`: device memory.
  * @param x in `const float *`: device memory.
  * @param batchCount in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
   return (cusparseSgtsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseSgtsvInterleavedBatch_bufferSizeExt())(handle, algo, m, dl, d, du, x, batchCount);
 }

@@ -66,7 +66,7 @@ let cusparseSgtsv2StridedBatch_bufferSizeExt$: typeof cusparseSgtsv2StridedBatch
  * @param x in `const float *`: device memory.
  * @param batchCount in `int`.
  * @param batchStride in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseSgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number): number {
   return (cusparseSgtsv2StridedBatch_bufferSizeExt$ ??= bind$cusparseSgtsv2StridedBatch_bufferSizeExt())(handle, m, dl, d, du, x, batchCount, batchStride);
 }
@@ -105,7 +105,7 @@ let cusparseSgtsv2_bufferSizeExt$: typeof cusparseSgtsv2_bufferSizeExt | undefin
  * @param du in `const float *`: device memory.
  * @param B in `const float *`: address or host buffer.
  * @param ldb in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseSgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
   return (cusparseSgtsv2_bufferSizeExt$ ??= bind$cusparseSgtsv2_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }
@@ -168,7 +168,7 @@ let cusparseSgtsv2_nopivot_bufferSizeExt$: typeof cusparseSgtsv2_nopivot_bufferS
  * @param du in `const float *`: device memory.
  * @param B in `const float *`: address or host buffer.
  * @param ldb in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseSgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
   return (cusparseSgtsv2_nopivot_bufferSizeExt$ ??= bind$cusparseSgtsv2_nopivot_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }

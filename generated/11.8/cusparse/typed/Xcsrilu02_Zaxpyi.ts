@@ -65,7 +65,7 @@ let cusparseXcsrsort_bufferSizeExt$: typeof cusparseXcsrsort_bufferSizeExt | und
  * @param nnz in `int`.
  * @param csrRowPtrA in `const int *`: address or host buffer.
  * @param csrColIndA in `const int *`: address or host buffer.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseXcsrsort_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer): number {
   return (cusparseXcsrsort_bufferSizeExt$ ??= bind$cusparseXcsrsort_bufferSizeExt())(handle, m, n_, nnz, csrRowPtrA, csrColIndA);
 }
@@ -177,7 +177,7 @@ let cusparseZaxpyi$: typeof cusparseZaxpyi | undefined;
 /** `cusparseStatus_t cusparseZaxpyi(cusparseHandle_t handle, int nnz, const cuDoubleComplex *alpha, const cuDoubleComplex *xVal, const int *xInd, cuDoubleComplex *y, cusparseIndexBase_t idxBase)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`.
  * @param nnz in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param xVal in `const cuDoubleComplex *`: device memory.
  * @param xInd in `const int *`: device memory.
  * @param y in/out `cuDoubleComplex *`: device memory.

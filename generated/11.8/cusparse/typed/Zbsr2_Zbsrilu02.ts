@@ -112,7 +112,7 @@ let cusparseZbsric02_bufferSize$: typeof cusparseZbsric02_bufferSize | undefined
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsric02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseZbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null): number {
   return (cusparseZbsric02_bufferSize$ ??= bind$cusparseZbsric02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
 }
@@ -150,7 +150,7 @@ let cusparseZbsric02_bufferSizeExt$: typeof cusparseZbsric02_bufferSizeExt | und
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsric02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseZbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsric02Info_t | null): number {
   return (cusparseZbsric02_bufferSizeExt$ ??= bind$cusparseZbsric02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
 }
@@ -253,7 +253,7 @@ let cusparseZbsrilu02_bufferSize$: typeof cusparseZbsrilu02_bufferSize | undefin
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsrilu02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseZbsrilu02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsrilu02Info_t | null): number {
   return (cusparseZbsrilu02_bufferSize$ ??= bind$cusparseZbsrilu02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
 }
@@ -291,7 +291,7 @@ let cusparseZbsrilu02_bufferSizeExt$: typeof cusparseZbsrilu02_bufferSizeExt | u
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsrilu02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseZbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrilu02Info_t | null): number {
   return (cusparseZbsrilu02_bufferSizeExt$ ??= bind$cusparseZbsrilu02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
 }

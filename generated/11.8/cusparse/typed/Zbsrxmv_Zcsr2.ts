@@ -17,7 +17,7 @@ let cusparseZbsrxmv$: typeof cusparseZbsrxmv | undefined;
  * @param mb in `int`.
  * @param nb in `int`.
  * @param nnzb in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param bsrSortedValA in `const cuDoubleComplex *`: device memory.
  * @param bsrSortedMaskPtrA in `const int *`: device memory.
@@ -26,7 +26,7 @@ let cusparseZbsrxmv$: typeof cusparseZbsrxmv | undefined;
  * @param bsrSortedColIndA in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory. */
 export function cusparseZbsrxmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.ComplexScalar, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedMaskPtrA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedEndPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockDim: number, x: T.DeviceMemory | null, beta: T.ComplexScalar, y: T.DeviceMemory | null): void {
   return (cusparseZbsrxmv$ ??= bind$cusparseZbsrxmv())(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -247,7 +247,7 @@ let cusparseZcsr2gebsr_bufferSize$: typeof cusparseZcsr2gebsr_bufferSize | undef
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseZcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseZcsr2gebsr_bufferSize$ ??= bind$cusparseZcsr2gebsr_bufferSize())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
 }
@@ -285,7 +285,7 @@ let cusparseZcsr2gebsr_bufferSizeExt$: typeof cusparseZcsr2gebsr_bufferSizeExt |
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseZcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseZcsr2gebsr_bufferSizeExt$ ??= bind$cusparseZcsr2gebsr_bufferSizeExt())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
 }

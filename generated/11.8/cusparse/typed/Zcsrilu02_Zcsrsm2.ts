@@ -70,7 +70,7 @@ let cusparseZcsrilu02_bufferSize$: typeof cusparseZcsrilu02_bufferSize | undefin
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csrilu02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseZcsrilu02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrilu02Info_t | null): number {
   return (cusparseZcsrilu02_bufferSize$ ??= bind$cusparseZcsrilu02_bufferSize())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
 }
@@ -104,7 +104,7 @@ let cusparseZcsrilu02_bufferSizeExt$: typeof cusparseZcsrilu02_bufferSizeExt | u
  * @param csrSortedRowPtr in `const int *`: device memory.
  * @param csrSortedColInd in `const int *`: device memory.
  * @param info in `csrilu02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseZcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.DeviceMemory | null, csrSortedRowPtr: T.DeviceMemory | null, csrSortedColInd: T.DeviceMemory | null, info: T.csrilu02Info_t | null): number {
   return (cusparseZcsrilu02_bufferSizeExt$ ??= bind$cusparseZcsrilu02_bufferSizeExt())(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info);
 }
@@ -158,7 +158,7 @@ let cusparseZcsrsm2_analysis$: typeof cusparseZcsrsm2_analysis | undefined;
  * @param m in `int`.
  * @param nrhs in `int`.
  * @param nnz in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param csrSortedValA in `const cuDoubleComplex *`: device memory.
  * @param csrSortedRowPtrA in `const int *`: device memory.
@@ -208,7 +208,7 @@ let cusparseZcsrsm2_bufferSizeExt$: typeof cusparseZcsrsm2_bufferSizeExt | undef
  * @param m in `int`.
  * @param nrhs in `int`.
  * @param nnz in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param csrSortedValA in `const cuDoubleComplex *`: device memory.
  * @param csrSortedRowPtrA in `const int *`: device memory.
@@ -217,7 +217,7 @@ let cusparseZcsrsm2_bufferSizeExt$: typeof cusparseZcsrsm2_bufferSizeExt | undef
  * @param ldb in `int`.
  * @param info in `csrsm2Info_t`.
  * @param policy in `cusparseSolvePolicy_t`.
- * @returns the value of `pBufferSize`: out `size_t *`.
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, m: number, nrhs: number, nnz: number, alpha: T.ComplexScalar, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, B: T.Pointer, ldb: number, info: T.csrsm2Info_t | null, policy: T.cusparseSolvePolicy_t): number {
   return (cusparseZcsrsm2_bufferSizeExt$ ??= bind$cusparseZcsrsm2_bufferSizeExt())(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy);
@@ -264,7 +264,7 @@ let cusparseZcsrsm2_solve$: typeof cusparseZcsrsm2_solve | undefined;
  * @param m in `int`.
  * @param nrhs in `int`.
  * @param nnz in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param csrSortedValA in `const cuDoubleComplex *`: device memory.
  * @param csrSortedRowPtrA in `const int *`: device memory.

@@ -132,7 +132,7 @@ let cublasCaxpy$: typeof cublasCaxpy | undefined;
 /** `cublasStatus_t cublasCaxpy_v2(cublasHandle_t handle, int n, const cuComplex *alpha, const cuComplex *x, int incx, cuComplex *y, int incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @param n_ in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int`.
  * @param y in/out `cuComplex *`: device memory.
@@ -161,7 +161,7 @@ let cublasCaxpy_v2_64$: typeof cublasCaxpy_v2_64 | undefined;
 /** `cublasStatus_t cublasCaxpy_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, const cuComplex *x, int64_t incx, cuComplex *y, int64_t incy)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int64_t`.
  * @param y in/out `cuComplex *`: device memory.

@@ -40,7 +40,7 @@ let cublasCrot$: typeof cublasCrot | undefined;
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int`.
  * @param c in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @param s_ in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode). */
+ * @param s_ in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode). */
 export function cublasCrot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, c: T.RealScalar, s_: T.ComplexScalar): void {
   return (cublasCrot$ ??= bind$cublasCrot())(handle, n_, x, incx, y, incy, c, s_);
 }
@@ -71,7 +71,7 @@ let cublasCrot_v2_64$: typeof cublasCrot_v2_64 | undefined;
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int64_t`.
  * @param c in `const float *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @param s_ in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param s_ in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @remarks Since CUDA 12.5. */
 export function cublasCrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, c: T.RealScalar, s_: T.ComplexScalar): void {
   return (cublasCrot_v2_64$ ??= bind$cublasCrot_v2_64())(handle, n_, x, incx, y, incy, c, s_);
@@ -114,7 +114,7 @@ let cublasCscal$: typeof cublasCscal | undefined;
 /** `cublasStatus_t cublasCscal_v2(cublasHandle_t handle, int n, const cuComplex *alpha, cuComplex *x, int incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @param n_ in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `cuComplex *`: device memory.
  * @param incx in `int`. */
 export function cublasCscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number): void {
@@ -139,7 +139,7 @@ let cublasCscal_v2_64$: typeof cublasCscal_v2_64 | undefined;
 /** `cublasStatus_t cublasCscal_v2_64(cublasHandle_t handle, int64_t n, const cuComplex *alpha, cuComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.5 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `cuComplex *`: device memory.
  * @param incx in `int64_t`.
  * @remarks Since CUDA 12.5. */

@@ -125,7 +125,7 @@ let cublasCtrmm$: typeof cublasCtrmm | undefined;
  * @param diag in `cublasDiagType_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param B in `const cuComplex *`: device memory.
@@ -168,7 +168,7 @@ let cublasCtrmm_v2_64$: typeof cublasCtrmm_v2_64 | undefined;
  * @param diag in `cublasDiagType_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param B in `const cuComplex *`: device memory.

@@ -17,7 +17,7 @@ let cublasCtrsm$: typeof cublasCtrsm | undefined;
  * @param diag in `cublasDiagType_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param B in/out `cuComplex *`: device memory.
@@ -56,7 +56,7 @@ let cublasCtrsmBatched$: typeof cublasCtrsmBatched | undefined;
  * @param diag in `cublasDiagType_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *const *`: device memory.
  * @param lda in `int`.
  * @param B in `cuComplex *const *`: device memory.
@@ -97,7 +97,7 @@ let cublasCtrsmBatched_64$: typeof cublasCtrsmBatched_64 | undefined;
  * @param diag in `cublasDiagType_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *const *`: device memory.
  * @param lda in `int64_t`.
  * @param B in `cuComplex *const *`: device memory.
@@ -139,7 +139,7 @@ let cublasCtrsm_v2_64$: typeof cublasCtrsm_v2_64 | undefined;
  * @param diag in `cublasDiagType_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param B in/out `cuComplex *`: device memory.

@@ -16,12 +16,12 @@ let cublasZgemm3m$: typeof cublasZgemm3m | undefined;
  * @param m in `int`.
  * @param n_ in `int`.
  * @param k in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param B in `const cuDoubleComplex *`: device memory.
  * @param ldb in `int`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`. */
 export function cublasZgemm3m(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
@@ -59,12 +59,12 @@ let cublasZgemm3m_64$: typeof cublasZgemm3m_64 | undefined;
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
  * @param k in `int64_t`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param B in `const cuDoubleComplex *`: device memory.
  * @param ldb in `int64_t`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int64_t`.
  * @remarks Since CUDA 12.5. */
@@ -101,12 +101,12 @@ let cublasZgemv$: typeof cublasZgemv | undefined;
  * @param trans in `cublasOperation_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`. */
 export function cublasZgemv(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
@@ -140,12 +140,12 @@ let cublasZgemvBatched$: typeof cublasZgemvBatched | undefined;
  * @param trans in `cublasOperation_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Aarray in `const cuDoubleComplex *const *`: device memory.
  * @param lda in `int`.
  * @param xarray in `const cuDoubleComplex *const *`: device memory.
  * @param incx in `int`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param yarray in `cuDoubleComplex *const *`: device memory.
  * @param incy in `int`.
  * @param batchCount in `int`. */
@@ -181,12 +181,12 @@ let cublasZgemvBatched_64$: typeof cublasZgemvBatched_64 | undefined;
  * @param trans in `cublasOperation_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Aarray in `const cuDoubleComplex *const *`: device memory.
  * @param lda in `int64_t`.
  * @param xarray in `const cuDoubleComplex *const *`: device memory.
  * @param incx in `int64_t`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param yarray in `cuDoubleComplex *const *`: device memory.
  * @param incy in `int64_t`.
  * @param batchCount in `int64_t`.
@@ -223,14 +223,14 @@ let cublasZgemvStridedBatched$: typeof cublasZgemvStridedBatched | undefined;
  * @param trans in `cublasOperation_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param strideA in `long long`.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param stridex in `long long`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`.
  * @param stridey in `long long`.
@@ -270,14 +270,14 @@ let cublasZgemvStridedBatched_64$: typeof cublasZgemvStridedBatched_64 | undefin
  * @param trans in `cublasOperation_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param strideA in `long long`.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
  * @param stridex in `long long`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
  * @param stridey in `long long`.
@@ -318,12 +318,12 @@ let cublasZgemv_v2_64$: typeof cublasZgemv_v2_64 | undefined;
  * @param trans in `cublasOperation_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
  * @remarks Since CUDA 12.5. */

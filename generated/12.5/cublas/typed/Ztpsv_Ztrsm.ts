@@ -80,7 +80,7 @@ let cublasZtrmm$: typeof cublasZtrmm | undefined;
  * @param diag in `cublasDiagType_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param B in `const cuDoubleComplex *`: device memory.
@@ -123,7 +123,7 @@ let cublasZtrmm_v2_64$: typeof cublasZtrmm_v2_64 | undefined;
  * @param diag in `cublasDiagType_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param B in `const cuDoubleComplex *`: device memory.
@@ -216,7 +216,7 @@ let cublasZtrsm$: typeof cublasZtrsm | undefined;
  * @param diag in `cublasDiagType_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param B in/out `cuDoubleComplex *`: device memory.
@@ -255,7 +255,7 @@ let cublasZtrsmBatched$: typeof cublasZtrsmBatched | undefined;
  * @param diag in `cublasDiagType_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *const *`: device memory.
  * @param lda in `int`.
  * @param B in `cuDoubleComplex *const *`: device memory.
@@ -296,7 +296,7 @@ let cublasZtrsmBatched_64$: typeof cublasZtrsmBatched_64 | undefined;
  * @param diag in `cublasDiagType_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *const *`: device memory.
  * @param lda in `int64_t`.
  * @param B in `cuDoubleComplex *const *`: device memory.
@@ -338,7 +338,7 @@ let cublasZtrsm_v2_64$: typeof cublasZtrsm_v2_64 | undefined;
  * @param diag in `cublasDiagType_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param B in/out `cuDoubleComplex *`: device memory.

@@ -39,7 +39,7 @@ let cufftEstimate1d$: typeof cufftEstimate1d | undefined;
  * @param nx in `int`.
  * @param type in `cufftType`.
  * @param batch in `int`.
- * @returns the value of `workSize`: out `size_t *`. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
 export function cufftEstimate1d(nx: number, type: T.cufftType, batch: number): number {
   return (cufftEstimate1d$ ??= bind$cufftEstimate1d())(nx, type, batch);
 }
@@ -68,7 +68,7 @@ let cufftEstimate2d$: typeof cufftEstimate2d | undefined;
  * @param nx in `int`.
  * @param ny in `int`.
  * @param type in `cufftType`.
- * @returns the value of `workSize`: out `size_t *`. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
 export function cufftEstimate2d(nx: number, ny: number, type: T.cufftType): number {
   return (cufftEstimate2d$ ??= bind$cufftEstimate2d())(nx, ny, type);
 }
@@ -98,7 +98,7 @@ let cufftEstimate3d$: typeof cufftEstimate3d | undefined;
  * @param ny in `int`.
  * @param nz in `int`.
  * @param type in `cufftType`.
- * @returns the value of `workSize`: out `size_t *`. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
 export function cufftEstimate3d(nx: number, ny: number, nz: number, type: T.cufftType): number {
   return (cufftEstimate3d$ ??= bind$cufftEstimate3d())(nx, ny, nz, type);
 }
@@ -135,7 +135,7 @@ let cufftEstimateMany$: typeof cufftEstimateMany | undefined;
  * @param odist in `int`.
  * @param type in `cufftType`.
  * @param batch in `int`.
- * @returns the value of `workSize`: out `size_t *`. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
 export function cufftEstimateMany(rank: number, n_: T.Pointer, inembed: T.Pointer, istride: number, idist: number, onembed: T.Pointer, ostride: number, odist: number, type: T.cufftType, batch: number): number {
   return (cufftEstimateMany$ ??= bind$cufftEstimateMany())(rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch);
 }

@@ -65,7 +65,7 @@ let cusolverDnCCgels_bufferSize$: typeof cusolverDnCCgels_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnCCgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCCgels_bufferSize$ ??= bind$cusolverDnCCgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -154,7 +154,7 @@ let cusolverDnCCgesv_bufferSize$: typeof cusolverDnCCgesv_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnCCgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCCgesv_bufferSize$ ??= bind$cusolverDnCCgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -243,7 +243,7 @@ let cusolverDnCEgels_bufferSize$: typeof cusolverDnCEgels_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnCEgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCEgels_bufferSize$ ??= bind$cusolverDnCEgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -332,7 +332,7 @@ let cusolverDnCEgesv_bufferSize$: typeof cusolverDnCEgesv_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnCEgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCEgesv_bufferSize$ ??= bind$cusolverDnCEgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -421,7 +421,7 @@ let cusolverDnCKgels_bufferSize$: typeof cusolverDnCKgels_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnCKgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCKgels_bufferSize$ ??= bind$cusolverDnCKgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -510,7 +510,7 @@ let cusolverDnCKgesv_bufferSize$: typeof cusolverDnCKgesv_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnCKgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCKgesv_bufferSize$ ??= bind$cusolverDnCKgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -599,7 +599,7 @@ let cusolverDnCYgels_bufferSize$: typeof cusolverDnCYgels_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnCYgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCYgels_bufferSize$ ??= bind$cusolverDnCYgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -688,7 +688,7 @@ let cusolverDnCYgesv_bufferSize$: typeof cusolverDnCYgesv_bufferSize | undefined
  * @param dX in/out `cuComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnCYgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnCYgesv_bufferSize$ ??= bind$cusolverDnCYgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }

@@ -70,7 +70,7 @@ let cusolverDnCheevdx_bufferSize$: typeof cusolverDnCheevdx_bufferSize | undefin
  * @param il in `int`.
  * @param iu in `int`.
  * @param W in `const float *`: device memory.
- * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
+ * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCheevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, vl: number, vu: number, il: number, iu: number, W: T.DeviceMemory | null): { meig: number; lwork: number } {
   return (cusolverDnCheevdx_bufferSize$ ??= bind$cusolverDnCheevdx_bufferSize())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W);
 }
@@ -168,7 +168,7 @@ let cusolverDnCheevjBatched_bufferSize$: typeof cusolverDnCheevjBatched_bufferSi
  * @param W in `const float *`: device memory.
  * @param params in `syevjInfo_t`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCheevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null, batchSize: number): number {
   return (cusolverDnCheevjBatched_bufferSize$ ??= bind$cusolverDnCheevjBatched_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params, batchSize);
 }
@@ -203,7 +203,7 @@ let cusolverDnCheevj_bufferSize$: typeof cusolverDnCheevj_bufferSize | undefined
  * @param lda in `int`.
  * @param W in `const float *`: device memory.
  * @param params in `syevjInfo_t`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCheevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null): number {
   return (cusolverDnCheevj_bufferSize$ ??= bind$cusolverDnCheevj_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params);
 }
@@ -271,7 +271,7 @@ let cusolverDnChegvd_bufferSize$: typeof cusolverDnChegvd_bufferSize | undefined
  * @param B in `const cuComplex *`: device memory.
  * @param ldb in `int`.
  * @param W in `const float *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnChegvd_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null): number {
   return (cusolverDnChegvd_bufferSize$ ??= bind$cusolverDnChegvd_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W);
 }

@@ -57,7 +57,7 @@ let cusolverDnCpotrf_bufferSize$: typeof cusolverDnCpotrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `Lwork`: out `int *`. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnCpotrf_bufferSize$ ??= bind$cusolverDnCpotrf_bufferSize())(handle, uplo, n_, A, lda);
 }
@@ -107,7 +107,7 @@ let cusolverDnCpotri_bufferSize$: typeof cusolverDnCpotri_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnCpotri_bufferSize$ ??= bind$cusolverDnCpotri_bufferSize())(handle, uplo, n_, A, lda);
 }

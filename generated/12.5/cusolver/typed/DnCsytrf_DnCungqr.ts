@@ -38,7 +38,7 @@ let cusolverDnCsytrf_bufferSize$: typeof cusolverDnCsytrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCsytrf_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnCsytrf_bufferSize$ ??= bind$cusolverDnCsytrf_bufferSize())(handle, n_, A, lda);
 }
@@ -90,7 +90,7 @@ let cusolverDnCsytri_bufferSize$: typeof cusolverDnCsytri_bufferSize | undefined
  * @param A in/out `cuComplex *`: device memory.
  * @param lda in `int`.
  * @param ipiv in `const int *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null): number {
   return (cusolverDnCsytri_bufferSize$ ??= bind$cusolverDnCsytri_bufferSize())(handle, uplo, n_, A, lda, ipiv);
 }
@@ -150,7 +150,7 @@ let cusolverDnCungbr_bufferSize$: typeof cusolverDnCungbr_bufferSize | undefined
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param tau in `const cuComplex *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCungbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnCungbr_bufferSize$ ??= bind$cusolverDnCungbr_bufferSize())(handle, side, m, n_, k, A, lda, tau);
 }
@@ -209,7 +209,7 @@ let cusolverDnCungqr_bufferSize$: typeof cusolverDnCungqr_bufferSize | undefined
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param tau in `const cuComplex *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCungqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnCungqr_bufferSize$ ??= bind$cusolverDnCungqr_bufferSize())(handle, m, n_, k, A, lda, tau);
 }

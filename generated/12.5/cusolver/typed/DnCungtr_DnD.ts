@@ -40,7 +40,7 @@ let cusolverDnCungtr_bufferSize$: typeof cusolverDnCungtr_bufferSize | undefined
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param tau in `const cuComplex *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCungtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnCungtr_bufferSize$ ??= bind$cusolverDnCungtr_bufferSize())(handle, uplo, n_, A, lda, tau);
 }
@@ -109,7 +109,7 @@ let cusolverDnCunmqr_bufferSize$: typeof cusolverDnCunmqr_bufferSize | undefined
  * @param tau in `const cuComplex *`: device memory.
  * @param C in `const cuComplex *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnCunmqr_bufferSize$ ??= bind$cusolverDnCunmqr_bufferSize())(handle, side, trans, m, n_, k, A, lda, tau, C, ldc);
 }
@@ -183,7 +183,7 @@ let cusolverDnCunmtr_bufferSize$: typeof cusolverDnCunmtr_bufferSize | undefined
  * @param tau in `const cuComplex *`: device memory.
  * @param C in `const cuComplex *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnCunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnCunmtr_bufferSize$ ??= bind$cusolverDnCunmtr_bufferSize())(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc);
 }
@@ -267,7 +267,7 @@ let cusolverDnDBgels_bufferSize$: typeof cusolverDnDBgels_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnDBgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDBgels_bufferSize$ ??= bind$cusolverDnDBgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -356,7 +356,7 @@ let cusolverDnDBgesv_bufferSize$: typeof cusolverDnDBgesv_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnDBgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDBgesv_bufferSize$ ??= bind$cusolverDnDBgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -445,7 +445,7 @@ let cusolverDnDDgels_bufferSize$: typeof cusolverDnDDgels_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnDDgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDDgels_bufferSize$ ??= bind$cusolverDnDDgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -534,7 +534,7 @@ let cusolverDnDDgesv_bufferSize$: typeof cusolverDnDDgesv_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnDDgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDDgesv_bufferSize$ ??= bind$cusolverDnDDgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -623,7 +623,7 @@ let cusolverDnDHgels_bufferSize$: typeof cusolverDnDHgels_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnDHgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDHgels_bufferSize$ ??= bind$cusolverDnDHgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -712,7 +712,7 @@ let cusolverDnDHgesv_bufferSize$: typeof cusolverDnDHgesv_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnDHgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDHgesv_bufferSize$ ??= bind$cusolverDnDHgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -801,7 +801,7 @@ let cusolverDnDSgels_bufferSize$: typeof cusolverDnDSgels_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnDSgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDSgels_bufferSize$ ??= bind$cusolverDnDSgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -890,7 +890,7 @@ let cusolverDnDSgesv_bufferSize$: typeof cusolverDnDSgesv_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnDSgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDSgesv_bufferSize$ ??= bind$cusolverDnDSgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -979,7 +979,7 @@ let cusolverDnDXgels_bufferSize$: typeof cusolverDnDXgels_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnDXgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDXgels_bufferSize$ ??= bind$cusolverDnDXgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -1068,7 +1068,7 @@ let cusolverDnDXgesv_bufferSize$: typeof cusolverDnDXgesv_bufferSize | undefined
  * @param dX in/out `double *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnDXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnDXgesv_bufferSize$ ??= bind$cusolverDnDXgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }

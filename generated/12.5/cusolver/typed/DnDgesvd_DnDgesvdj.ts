@@ -51,7 +51,7 @@ let cusolverDnDgesvd_bufferSize$: typeof cusolverDnDgesvd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnDgesvd_bufferSize$ ??= bind$cusolverDnDgesvd_bufferSize())(handle, m, n_);
 }
@@ -137,7 +137,7 @@ let cusolverDnDgesvdaStridedBatched_bufferSize$: typeof cusolverDnDgesvdaStrided
  * @param ldv in `int`.
  * @param strideV in `long long`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, batchSize: number): number {
   return (cusolverDnDgesvdaStridedBatched_bufferSize$ ??= bind$cusolverDnDgesvdaStridedBatched_bufferSize())(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize);
 }
@@ -261,7 +261,7 @@ let cusolverDnDgesvdjBatched_bufferSize$: typeof cusolverDnDgesvdjBatched_buffer
  * @param ldv in `int`.
  * @param params in `gesvdjInfo_t`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
   return (cusolverDnDgesvdjBatched_bufferSize$ ??= bind$cusolverDnDgesvdjBatched_bufferSize())(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize);
 }
@@ -305,7 +305,7 @@ let cusolverDnDgesvdj_bufferSize$: typeof cusolverDnDgesvdj_bufferSize | undefin
  * @param V in `const double *`: device memory.
  * @param ldv in `int`.
  * @param params in `gesvdjInfo_t`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, params: T.gesvdjInfo_t | null): number {
   return (cusolverDnDgesvdj_bufferSize$ ??= bind$cusolverDnDgesvdj_bufferSize())(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params);
 }

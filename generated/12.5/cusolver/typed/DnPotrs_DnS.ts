@@ -96,7 +96,7 @@ let cusolverDnSBgels_bufferSize$: typeof cusolverDnSBgels_bufferSize | undefined
  * @param dX in/out `float *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnSBgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnSBgels_bufferSize$ ??= bind$cusolverDnSBgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -185,7 +185,7 @@ let cusolverDnSBgesv_bufferSize$: typeof cusolverDnSBgesv_bufferSize | undefined
  * @param dX in/out `float *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnSBgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnSBgesv_bufferSize$ ??= bind$cusolverDnSBgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -274,7 +274,7 @@ let cusolverDnSHgels_bufferSize$: typeof cusolverDnSHgels_bufferSize | undefined
  * @param dX in/out `float *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnSHgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnSHgels_bufferSize$ ??= bind$cusolverDnSHgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -363,7 +363,7 @@ let cusolverDnSHgesv_bufferSize$: typeof cusolverDnSHgesv_bufferSize | undefined
  * @param dX in/out `float *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnSHgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnSHgesv_bufferSize$ ??= bind$cusolverDnSHgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -452,7 +452,7 @@ let cusolverDnSSgels_bufferSize$: typeof cusolverDnSSgels_bufferSize | undefined
  * @param dX in/out `float *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnSSgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnSSgels_bufferSize$ ??= bind$cusolverDnSSgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -541,7 +541,7 @@ let cusolverDnSSgesv_bufferSize$: typeof cusolverDnSSgesv_bufferSize | undefined
  * @param dX in/out `float *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnSSgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnSSgesv_bufferSize$ ??= bind$cusolverDnSSgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -630,7 +630,7 @@ let cusolverDnSXgels_bufferSize$: typeof cusolverDnSXgels_bufferSize | undefined
  * @param dX in/out `float *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnSXgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnSXgels_bufferSize$ ??= bind$cusolverDnSXgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -719,7 +719,7 @@ let cusolverDnSXgesv_bufferSize$: typeof cusolverDnSXgesv_bufferSize | undefined
  * @param dX in/out `float *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnSXgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnSXgesv_bufferSize$ ??= bind$cusolverDnSXgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }

@@ -75,7 +75,7 @@ let cusolverDnSgesvdaStridedBatched_bufferSize$: typeof cusolverDnSgesvdaStrided
  * @param ldv in `int`.
  * @param strideV in `long long`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, batchSize: number): number {
   return (cusolverDnSgesvdaStridedBatched_bufferSize$ ??= bind$cusolverDnSgesvdaStridedBatched_bufferSize())(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize);
 }
@@ -199,7 +199,7 @@ let cusolverDnSgesvdjBatched_bufferSize$: typeof cusolverDnSgesvdjBatched_buffer
  * @param ldv in `int`.
  * @param params in `gesvdjInfo_t`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
   return (cusolverDnSgesvdjBatched_bufferSize$ ??= bind$cusolverDnSgesvdjBatched_bufferSize())(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize);
 }
@@ -243,7 +243,7 @@ let cusolverDnSgesvdj_bufferSize$: typeof cusolverDnSgesvdj_bufferSize | undefin
  * @param V in `const float *`: device memory.
  * @param ldv in `int`.
  * @param params in `gesvdjInfo_t`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, params: T.gesvdjInfo_t | null): number {
   return (cusolverDnSgesvdj_bufferSize$ ??= bind$cusolverDnSgesvdj_bufferSize())(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params);
 }
@@ -301,7 +301,7 @@ let cusolverDnSgetrf_bufferSize$: typeof cusolverDnSgetrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @returns the value of `Lwork`: out `int *`. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnSgetrf_bufferSize$ ??= bind$cusolverDnSgetrf_bufferSize())(handle, m, n_, A, lda);
 }

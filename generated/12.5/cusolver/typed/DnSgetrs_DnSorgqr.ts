@@ -85,7 +85,7 @@ let cusolverDnSlauum_bufferSize$: typeof cusolverDnSlauum_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSlauum_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnSlauum_bufferSize$ ??= bind$cusolverDnSlauum_bufferSize())(handle, uplo, n_, A, lda);
 }
@@ -144,7 +144,7 @@ let cusolverDnSorgbr_bufferSize$: typeof cusolverDnSorgbr_bufferSize | undefined
  * @param A in `const float *`: device memory.
  * @param lda in `int`.
  * @param tau in `const float *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSorgbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnSorgbr_bufferSize$ ??= bind$cusolverDnSorgbr_bufferSize())(handle, side, m, n_, k, A, lda, tau);
 }
@@ -203,7 +203,7 @@ let cusolverDnSorgqr_bufferSize$: typeof cusolverDnSorgqr_bufferSize | undefined
  * @param A in `const float *`: device memory.
  * @param lda in `int`.
  * @param tau in `const float *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSorgqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnSorgqr_bufferSize$ ??= bind$cusolverDnSorgqr_bufferSize())(handle, m, n_, k, A, lda, tau);
 }

@@ -77,7 +77,7 @@ let cusolverDnSsyevjBatched_bufferSize$: typeof cusolverDnSsyevjBatched_bufferSi
  * @param W in `const float *`: device memory.
  * @param params in `syevjInfo_t`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSsyevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null, batchSize: number): number {
   return (cusolverDnSsyevjBatched_bufferSize$ ??= bind$cusolverDnSsyevjBatched_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params, batchSize);
 }
@@ -112,7 +112,7 @@ let cusolverDnSsyevj_bufferSize$: typeof cusolverDnSsyevj_bufferSize | undefined
  * @param lda in `int`.
  * @param W in `const float *`: device memory.
  * @param params in `syevjInfo_t`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSsyevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null): number {
   return (cusolverDnSsyevj_bufferSize$ ??= bind$cusolverDnSsyevj_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params);
 }
@@ -180,7 +180,7 @@ let cusolverDnSsygvd_bufferSize$: typeof cusolverDnSsygvd_bufferSize | undefined
  * @param B in `const float *`: device memory.
  * @param ldb in `int`.
  * @param W in `const float *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSsygvd_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null): number {
   return (cusolverDnSsygvd_bufferSize$ ??= bind$cusolverDnSsygvd_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W);
 }
@@ -277,7 +277,7 @@ let cusolverDnSsygvdx_bufferSize$: typeof cusolverDnSsygvdx_bufferSize | undefin
  * @param il in `int`.
  * @param iu in `int`.
  * @param W in `const float *`: device memory.
- * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
+ * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSsygvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.DeviceMemory | null): { meig: number; lwork: number } {
   return (cusolverDnSsygvdx_bufferSize$ ??= bind$cusolverDnSsygvdx_bufferSize())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W);
 }

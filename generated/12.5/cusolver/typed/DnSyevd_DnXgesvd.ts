@@ -89,7 +89,7 @@ function bind$cusolverDnSyevd_bufferSize(): typeof cusolverDnSyevd_bufferSize {
     return ($last = $hi * 4294967296 + $lo);
   };
 }
-let cusolverDnSyevdx$c: NativeFunction | undefined;
+let cusolverDnSyevdx$: typeof cusolverDnSyevdx | undefined;
 /** `cusolverStatus_t cusolverDnSyevdx(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *meig64, cudaDataType dataTypeW, void *W, cudaDataType computeType, void *pBuffer, size_t workspaceInBytes, int *info)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`.
  * @param params in `cusolverDnParams_t`.
@@ -100,8 +100,8 @@ let cusolverDnSyevdx$c: NativeFunction | undefined;
  * @param dataTypeA in `cudaDataType`.
  * @param A in/out `void *`: device memory.
  * @param lda in `int64_t`.
- * @param vl in/out `void *`: address or host buffer.
- * @param vu in/out `void *`: address or host buffer.
+ * @param vl in `void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
+ * @param vu in `void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param il in `int64_t`.
  * @param iu in `int64_t`.
  * @param meig64 in/out `int64_t *`: address or host buffer.
@@ -112,29 +112,38 @@ let cusolverDnSyevdx$c: NativeFunction | undefined;
  * @param workspaceInBytes in `size_t`.
  * @param info out `int *`: device memory.
  * @deprecated The headers mark it deprecated. */
-export function cusolverDnSyevdx(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, meig64: T.Pointer, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSyevdx', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSyevdx', 'params', params, true) as typeof params;
-  if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSyevdx', 'jobz', 'i32', jobz);
-  if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSyevdx', 'range', 'i32', range);
-  if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSyevdx', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnSyevdx', 'n', n_, true);
-  if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnSyevdx', 'dataTypeA', 'i32', dataTypeA);
-  const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSyevdx', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnSyevdx', 'lda', lda, true);
-  pointerArg('cusolverDnSyevdx', 'vl', vl, true);
-  pointerArg('cusolverDnSyevdx', 'vu', vu, true);
-  if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || il % 1 !== 0) int64Arg('cusolverDnSyevdx', 'il', il, true);
-  if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || iu % 1 !== 0) int64Arg('cusolverDnSyevdx', 'iu', iu, true);
-  pointerArg('cusolverDnSyevdx', 'meig64', meig64, true);
-  if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnSyevdx', 'dataTypeW', 'i32', dataTypeW);
-  const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSyevdx', 'W', W, true);
-  if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnSyevdx', 'computeType', 'i32', computeType);
-  pointerArg('cusolverDnSyevdx', 'pBuffer', pBuffer, true);
-  if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || workspaceInBytes % 1 !== 0) int64Arg('cusolverDnSyevdx', 'workspaceInBytes', workspaceInBytes, false);
-  const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSyevdx', 'info', info, true);
-  const status = (cusolverDnSyevdx$c ??= binder.native('cusolverDnSyevdx'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl, vu, il, iu, meig64, dataTypeW, W$, computeType, pBuffer, workspaceInBytes, info$);
-  if (status !== 0) throw fail('cusolverDnSyevdx', status);
+export function cusolverDnSyevdx(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, vl: T.UntypedScalar, vu: T.UntypedScalar, il: T.Int64, iu: T.Int64, meig64: T.Pointer, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.DeviceMemory | null): void {
+  return (cusolverDnSyevdx$ ??= bind$cusolverDnSyevdx())(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info);
+}
+/** cusolverDnSyevdx around its own Scratch, its views and its C function (built on the first call). */
+function bind$cusolverDnSyevdx(): typeof cusolverDnSyevdx {
+  const s = new Scratch(2);
+  const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
+  let native$: NativeFunction | undefined;
+  return function cusolverDnSyevdx(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info) {
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSyevdx', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSyevdx', 'params', params, true) as typeof params;
+    if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSyevdx', 'jobz', 'i32', jobz);
+    if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSyevdx', 'range', 'i32', range);
+    if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSyevdx', 'uplo', 'i32', uplo);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnSyevdx', 'n', n_, true);
+    if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnSyevdx', 'dataTypeA', 'i32', dataTypeA);
+    const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSyevdx', 'A', A, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnSyevdx', 'lda', lda, true);
+    const vl$ = scalarArg('cusolverDnSyevdx', 'vl', 'untyped', 'host', vl, s$slot0);
+    const vu$ = scalarArg('cusolverDnSyevdx', 'vu', 'untyped', 'host', vu, s$slot1);
+    if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || il % 1 !== 0) int64Arg('cusolverDnSyevdx', 'il', il, true);
+    if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || iu % 1 !== 0) int64Arg('cusolverDnSyevdx', 'iu', iu, true);
+    pointerArg('cusolverDnSyevdx', 'meig64', meig64, true);
+    if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnSyevdx', 'dataTypeW', 'i32', dataTypeW);
+    const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSyevdx', 'W', W, true);
+    if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnSyevdx', 'computeType', 'i32', computeType);
+    pointerArg('cusolverDnSyevdx', 'pBuffer', pBuffer, true);
+    if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || workspaceInBytes % 1 !== 0) int64Arg('cusolverDnSyevdx', 'workspaceInBytes', workspaceInBytes, false);
+    const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSyevdx', 'info', info, true);
+    const status = (native$ ??= binder.native('cusolverDnSyevdx'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl$, vu$, il, iu, meig64, dataTypeW, W$, computeType, pBuffer, workspaceInBytes, info$);
+    if (status !== 0) throw fail('cusolverDnSyevdx', status);
+  };
 }
 let cusolverDnSyevdx_bufferSize$: typeof cusolverDnSyevdx_bufferSize | undefined;
 /** `cusolverStatus_t cusolverDnSyevdx_bufferSize(cusolverDnHandle_t handle, cusolverDnParams_t params, cusolverEigMode_t jobz, cusolverEigRange_t range, cublasFillMode_t uplo, int64_t n, cudaDataType dataTypeA, const void *A, int64_t lda, void *vl, void *vu, int64_t il, int64_t iu, int64_t *h_meig, cudaDataType dataTypeW, const void *W, cudaDataType computeType, size_t *workspaceInBytes)` · cusolverDn.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
@@ -147,8 +156,8 @@ let cusolverDnSyevdx_bufferSize$: typeof cusolverDnSyevdx_bufferSize | undefined
  * @param dataTypeA in `cudaDataType`.
  * @param A in `const void *`: device memory.
  * @param lda in `int64_t`.
- * @param vl in/out `void *`: address or host buffer.
- * @param vu in/out `void *`: address or host buffer.
+ * @param vl in `void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
+ * @param vu in `void *`: a scalar whose C type another argument picks: a typed array holding the value (host memory).
  * @param il in `int64_t`.
  * @param iu in `int64_t`.
  * @param h_meig in/out `int64_t *`: address or host buffer.
@@ -157,13 +166,13 @@ let cusolverDnSyevdx_bufferSize$: typeof cusolverDnSyevdx_bufferSize | undefined
  * @param computeType in `cudaDataType`.
  * @returns the value of `workspaceInBytes`: out `size_t *`.
  * @deprecated The headers mark it deprecated. */
-export function cusolverDnSyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, vl: T.Pointer, vu: T.Pointer, il: T.Int64, iu: T.Int64, h_meig: T.Pointer, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType): number {
+export function cusolverDnSyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, vl: T.UntypedScalar, vu: T.UntypedScalar, il: T.Int64, iu: T.Int64, h_meig: T.Pointer, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType): number {
   return (cusolverDnSyevdx_bufferSize$ ??= bind$cusolverDnSyevdx_bufferSize())(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType);
 }
 /** cusolverDnSyevdx_bufferSize around its own Scratch, its views and its C function (built on the first call). */
 function bind$cusolverDnSyevdx_bufferSize(): typeof cusolverDnSyevdx_bufferSize {
-  const s = new Scratch(1);
-  const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
+  const s = new Scratch(3);
+  const s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$f64 = s.f64, s$slot2 = s.slot(2), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSyevdx_bufferSize(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType) {
@@ -176,18 +185,18 @@ function bind$cusolverDnSyevdx_bufferSize(): typeof cusolverDnSyevdx_bufferSize 
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnSyevdx_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSyevdx_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnSyevdx_bufferSize', 'lda', lda, true);
-    pointerArg('cusolverDnSyevdx_bufferSize', 'vl', vl, true);
-    pointerArg('cusolverDnSyevdx_bufferSize', 'vu', vu, true);
+    const vl$ = scalarArg('cusolverDnSyevdx_bufferSize', 'vl', 'untyped', 'host', vl, s$slot0);
+    const vu$ = scalarArg('cusolverDnSyevdx_bufferSize', 'vu', 'untyped', 'host', vu, s$slot1);
     if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || il % 1 !== 0) int64Arg('cusolverDnSyevdx_bufferSize', 'il', il, true);
     if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || iu % 1 !== 0) int64Arg('cusolverDnSyevdx_bufferSize', 'iu', iu, true);
     pointerArg('cusolverDnSyevdx_bufferSize', 'h_meig', h_meig, true);
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnSyevdx_bufferSize', 'dataTypeW', 'i32', dataTypeW);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSyevdx_bufferSize', 'W', W, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnSyevdx_bufferSize', 'computeType', 'i32', computeType);
-    s$f64[0] = 0;
-    const status = (native$ ??= binder.native('cusolverDnSyevdx_bufferSize'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl, vu, il, iu, h_meig, dataTypeW, W$, computeType, s$bytes);
+    s$f64[2] = 0;
+    const status = (native$ ??= binder.native('cusolverDnSyevdx_bufferSize'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl$, vu$, il, iu, h_meig, dataTypeW, W$, computeType, s$slot2);
     if (status !== 0) throw fail('cusolverDnSyevdx_bufferSize', status);
-    const $lo = s$u32[0], $hi = s$u32[1];
+    const $lo = s$u32[4], $hi = s$u32[5];
     if ($lo === $lastLo && $hi === $lastHi) return $last;
     $lastLo = $lo;
     $lastHi = $hi;
@@ -243,7 +252,7 @@ let cusolverDnXgeqrf_bufferSize$: typeof cusolverDnXgeqrf_bufferSize | undefined
  * @param dataTypeTau in `cudaDataType`.
  * @param tau in `const void *`: device memory.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.DeviceMemory | null, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgeqrf_bufferSize$ ??= bind$cusolverDnXgeqrf_bufferSize())(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType);
 }
@@ -343,7 +352,7 @@ let cusolverDnXgesvd_bufferSize$: typeof cusolverDnXgesvd_bufferSize | undefined
  * @param VT in `const void *`: device memory.
  * @param ldvt in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.DeviceMemory | null, ldvt: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgesvd_bufferSize$ ??= bind$cusolverDnXgesvd_bufferSize())(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType);
 }

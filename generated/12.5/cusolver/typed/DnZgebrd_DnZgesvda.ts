@@ -43,7 +43,7 @@ let cusolverDnZgebrd_bufferSize$: typeof cusolverDnZgebrd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `Lwork`: out `int *`. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnZgebrd_bufferSize$ ??= bind$cusolverDnZgebrd_bufferSize())(handle, m, n_);
 }
@@ -93,7 +93,7 @@ let cusolverDnZgeqrf_bufferSize$: typeof cusolverDnZgeqrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnZgeqrf_bufferSize$ ??= bind$cusolverDnZgeqrf_bufferSize())(handle, m, n_, A, lda);
 }
@@ -157,7 +157,7 @@ let cusolverDnZgesvd_bufferSize$: typeof cusolverDnZgesvd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnZgesvd_bufferSize$ ??= bind$cusolverDnZgesvd_bufferSize())(handle, m, n_);
 }
@@ -243,7 +243,7 @@ let cusolverDnZgesvdaStridedBatched_bufferSize$: typeof cusolverDnZgesvdaStrided
  * @param ldv in `int`.
  * @param strideV in `long long`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZgesvdaStridedBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, batchSize: number): number {
   return (cusolverDnZgesvdaStridedBatched_bufferSize$ ??= bind$cusolverDnZgesvdaStridedBatched_bufferSize())(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize);
 }

@@ -99,7 +99,7 @@ let cusolverDnZgesvdjBatched_bufferSize$: typeof cusolverDnZgesvdjBatched_buffer
  * @param ldv in `int`.
  * @param params in `gesvdjInfo_t`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZgesvdjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, params: T.gesvdjInfo_t | null, batchSize: number): number {
   return (cusolverDnZgesvdjBatched_bufferSize$ ??= bind$cusolverDnZgesvdjBatched_bufferSize())(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize);
 }
@@ -143,7 +143,7 @@ let cusolverDnZgesvdj_bufferSize$: typeof cusolverDnZgesvdj_bufferSize | undefin
  * @param V in `const cuDoubleComplex *`: device memory.
  * @param ldv in `int`.
  * @param params in `gesvdjInfo_t`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZgesvdj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, params: T.gesvdjInfo_t | null): number {
   return (cusolverDnZgesvdj_bufferSize$ ??= bind$cusolverDnZgesvdj_bufferSize())(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params);
 }
@@ -201,7 +201,7 @@ let cusolverDnZgetrf_bufferSize$: typeof cusolverDnZgetrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `Lwork`: out `int *`. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnZgetrf_bufferSize$ ??= bind$cusolverDnZgetrf_bufferSize())(handle, m, n_, A, lda);
 }
@@ -283,7 +283,7 @@ let cusolverDnZheevd_bufferSize$: typeof cusolverDnZheevd_bufferSize | undefined
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param W in `const double *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZheevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null): number {
   return (cusolverDnZheevd_bufferSize$ ??= bind$cusolverDnZheevd_bufferSize())(handle, jobz, uplo, n_, A, lda, W);
 }

@@ -70,7 +70,7 @@ let cusolverDnZheevdx_bufferSize$: typeof cusolverDnZheevdx_bufferSize | undefin
  * @param il in `int`.
  * @param iu in `int`.
  * @param W in `const double *`: device memory.
- * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
+ * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZheevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, vl: number, vu: number, il: number, iu: number, W: T.DeviceMemory | null): { meig: number; lwork: number } {
   return (cusolverDnZheevdx_bufferSize$ ??= bind$cusolverDnZheevdx_bufferSize())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W);
 }
@@ -168,7 +168,7 @@ let cusolverDnZheevjBatched_bufferSize$: typeof cusolverDnZheevjBatched_bufferSi
  * @param W in `const double *`: device memory.
  * @param params in `syevjInfo_t`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZheevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null, batchSize: number): number {
   return (cusolverDnZheevjBatched_bufferSize$ ??= bind$cusolverDnZheevjBatched_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params, batchSize);
 }
@@ -203,7 +203,7 @@ let cusolverDnZheevj_bufferSize$: typeof cusolverDnZheevj_bufferSize | undefined
  * @param lda in `int`.
  * @param W in `const double *`: device memory.
  * @param params in `syevjInfo_t`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZheevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null): number {
   return (cusolverDnZheevj_bufferSize$ ??= bind$cusolverDnZheevj_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params);
 }
@@ -271,7 +271,7 @@ let cusolverDnZhegvd_bufferSize$: typeof cusolverDnZhegvd_bufferSize | undefined
  * @param B in `const cuDoubleComplex *`: device memory.
  * @param ldb in `int`.
  * @param W in `const double *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZhegvd_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null): number {
   return (cusolverDnZhegvd_bufferSize$ ??= bind$cusolverDnZhegvd_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W);
 }

@@ -79,7 +79,7 @@ let cusolverDnZhegvdx_bufferSize$: typeof cusolverDnZhegvdx_bufferSize | undefin
  * @param il in `int`.
  * @param iu in `int`.
  * @param W in `const double *`: device memory.
- * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
+ * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZhegvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.DeviceMemory | null): { meig: number; lwork: number } {
   return (cusolverDnZhegvdx_bufferSize$ ??= bind$cusolverDnZhegvdx_bufferSize())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W);
 }
@@ -158,7 +158,7 @@ let cusolverDnZhegvj_bufferSize$: typeof cusolverDnZhegvj_bufferSize | undefined
  * @param ldb in `int`.
  * @param W in `const double *`: device memory.
  * @param params in `syevjInfo_t`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZhegvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null): number {
   return (cusolverDnZhegvj_bufferSize$ ??= bind$cusolverDnZhegvj_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params);
 }
@@ -223,7 +223,7 @@ let cusolverDnZhetrd_bufferSize$: typeof cusolverDnZhetrd_bufferSize | undefined
  * @param d in `const double *`: device memory.
  * @param e in `const double *`: device memory.
  * @param tau in `const cuDoubleComplex *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZhetrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, d: T.DeviceMemory | null, e: T.DeviceMemory | null, tau: T.DeviceMemory | null): number {
   return (cusolverDnZhetrd_bufferSize$ ??= bind$cusolverDnZhetrd_bufferSize())(handle, uplo, n_, A, lda, d, e, tau);
 }
@@ -298,7 +298,7 @@ let cusolverDnZlauum_bufferSize$: typeof cusolverDnZlauum_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZlauum_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnZlauum_bufferSize$ ??= bind$cusolverDnZlauum_bufferSize())(handle, uplo, n_, A, lda);
 }

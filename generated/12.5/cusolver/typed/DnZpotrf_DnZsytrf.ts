@@ -57,7 +57,7 @@ let cusolverDnZpotrf_bufferSize$: typeof cusolverDnZpotrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `Lwork`: out `int *`. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnZpotrf_bufferSize$ ??= bind$cusolverDnZpotrf_bufferSize())(handle, uplo, n_, A, lda);
 }
@@ -107,7 +107,7 @@ let cusolverDnZpotri_bufferSize$: typeof cusolverDnZpotri_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnZpotri_bufferSize$ ??= bind$cusolverDnZpotri_bufferSize())(handle, uplo, n_, A, lda);
 }
@@ -208,7 +208,7 @@ let cusolverDnZsytrf_bufferSize$: typeof cusolverDnZsytrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `cuDoubleComplex *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZsytrf_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnZsytrf_bufferSize$ ??= bind$cusolverDnZsytrf_bufferSize())(handle, n_, A, lda);
 }

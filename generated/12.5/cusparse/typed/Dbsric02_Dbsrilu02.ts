@@ -82,7 +82,7 @@ let cusparseDbsric02_bufferSize$: typeof cusparseDbsric02_bufferSize | undefined
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsric02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null): number {
   return (cusparseDbsric02_bufferSize$ ??= bind$cusparseDbsric02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
@@ -121,7 +121,7 @@ let cusparseDbsric02_bufferSizeExt$: typeof cusparseDbsric02_bufferSizeExt | und
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsric02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`.
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsric02Info_t | null): number {
   return (cusparseDbsric02_bufferSizeExt$ ??= bind$cusparseDbsric02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
@@ -227,7 +227,7 @@ let cusparseDbsrilu02_bufferSize$: typeof cusparseDbsrilu02_bufferSize | undefin
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsrilu02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrilu02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsrilu02Info_t | null): number {
   return (cusparseDbsrilu02_bufferSize$ ??= bind$cusparseDbsrilu02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
@@ -266,7 +266,7 @@ let cusparseDbsrilu02_bufferSizeExt$: typeof cusparseDbsrilu02_bufferSizeExt | u
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsrilu02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`.
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrilu02Info_t | null): number {
   return (cusparseDbsrilu02_bufferSizeExt$ ??= bind$cusparseDbsrilu02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);

@@ -201,7 +201,7 @@ let cusparseDcsr2gebsr_bufferSize$: typeof cusparseDcsr2gebsr_bufferSize | undef
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseDcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseDcsr2gebsr_bufferSize$ ??= bind$cusparseDcsr2gebsr_bufferSize())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
 }
@@ -239,7 +239,7 @@ let cusparseDcsr2gebsr_bufferSizeExt$: typeof cusparseDcsr2gebsr_bufferSizeExt |
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseDcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseDcsr2gebsr_bufferSizeExt$ ??= bind$cusparseDcsr2gebsr_bufferSizeExt())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
 }

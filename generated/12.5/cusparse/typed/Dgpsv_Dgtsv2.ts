@@ -48,7 +48,7 @@ let cusparseDgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseDgpsvInterleave
  * @param dw in `const double *`: device memory.
  * @param x in `const double *`: device memory.
  * @param batchCount in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseDgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
   return (cusparseDgpsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseDgpsvInterleavedBatch_bufferSizeExt())(handle, algo, m, ds, dl, d, du, dw, x, batchCount);
 }
@@ -137,7 +137,7 @@ let cusparseDgtsv2StridedBatch_bufferSizeExt$: typeof cusparseDgtsv2StridedBatch
  * @param x in `const double *`: device memory.
  * @param batchCount in `int`.
  * @param batchStride in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseDgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number): number {
   return (cusparseDgtsv2StridedBatch_bufferSizeExt$ ??= bind$cusparseDgtsv2StridedBatch_bufferSizeExt())(handle, m, dl, d, du, x, batchCount, batchStride);
 }
@@ -176,7 +176,7 @@ let cusparseDgtsv2_bufferSizeExt$: typeof cusparseDgtsv2_bufferSizeExt | undefin
  * @param du in `const double *`: device memory.
  * @param B in `const double *`: address or host buffer.
  * @param ldb in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseDgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
   return (cusparseDgtsv2_bufferSizeExt$ ??= bind$cusparseDgtsv2_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }
@@ -239,7 +239,7 @@ let cusparseDgtsv2_nopivot_bufferSizeExt$: typeof cusparseDgtsv2_nopivot_bufferS
  * @param du in `const double *`: device memory.
  * @param B in `const double *`: address or host buffer.
  * @param ldb in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseDgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
   return (cusparseDgtsv2_nopivot_bufferSizeExt$ ??= bind$cusparseDgtsv2_nopivot_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }
@@ -302,7 +302,7 @@ let cusparseDgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseDgtsvInterleave
  * @param du in `const double *`: device memory.
  * @param x in `const double *`: device memory.
  * @param batchCount in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseDgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
   return (cusparseDgtsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseDgtsvInterleavedBatch_bufferSizeExt())(handle, algo, m, dl, d, du, x, batchCount);
 }

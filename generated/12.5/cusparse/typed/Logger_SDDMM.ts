@@ -129,7 +129,7 @@ let cusparseSDDMM_bufferSize$: typeof cusparseSDDMM_bufferSize | undefined;
  * @param matC in `cusparseSpMatDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSDDMMAlg_t`.
- * @returns the value of `bufferSize`: out `size_t *`. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseSDDMM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSDDMMAlg_t): number {
   return (cusparseSDDMM_bufferSize$ ??= bind$cusparseSDDMM_bufferSize())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg);
 }

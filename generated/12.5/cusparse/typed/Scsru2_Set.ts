@@ -45,7 +45,7 @@ let cusparseScsru2csr_bufferSizeExt$: typeof cusparseScsru2csr_bufferSizeExt | u
  * @param csrRowPtr in `const int *`: address or host buffer.
  * @param csrColInd in/out `int *`: device memory.
  * @param info in `csru2csrInfo_t`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null): number {
   return (cusparseScsru2csr_bufferSizeExt$ ??= bind$cusparseScsru2csr_bufferSizeExt())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info);

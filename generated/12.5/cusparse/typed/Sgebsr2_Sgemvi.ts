@@ -90,7 +90,7 @@ let cusparseSgebsr2gebsc_bufferSize$: typeof cusparseSgebsr2gebsc_bufferSize | u
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseSgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseSgebsr2gebsc_bufferSize$ ??= bind$cusparseSgebsr2gebsc_bufferSize())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
 }
@@ -126,7 +126,7 @@ let cusparseSgebsr2gebsc_bufferSizeExt$: typeof cusparseSgebsr2gebsc_bufferSizeE
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseSgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseSgebsr2gebsc_bufferSizeExt$ ??= bind$cusparseSgebsr2gebsc_bufferSizeExt())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
 }
@@ -213,7 +213,7 @@ let cusparseSgebsr2gebsr_bufferSize$: typeof cusparseSgebsr2gebsr_bufferSize | u
  * @param colBlockDimA in `int`.
  * @param rowBlockDimC in `int`.
  * @param colBlockDimC in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseSgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   return (cusparseSgebsr2gebsr_bufferSize$ ??= bind$cusparseSgebsr2gebsr_bufferSize())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
 }
@@ -257,7 +257,7 @@ let cusparseSgebsr2gebsr_bufferSizeExt$: typeof cusparseSgebsr2gebsr_bufferSizeE
  * @param colBlockDimA in `int`.
  * @param rowBlockDimC in `int`.
  * @param colBlockDimC in `int`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseSgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   return (cusparseSgebsr2gebsr_bufferSizeExt$ ??= bind$cusparseSgebsr2gebsr_bufferSizeExt())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
 }
@@ -341,7 +341,7 @@ let cusparseSgemvi_bufferSize$: typeof cusparseSgemvi_bufferSize | undefined;
  * @param m in `int`.
  * @param n_ in `int`.
  * @param nnz in `int`.
- * @returns the value of `pBufferSize`: out `int *`. */
+ * @returns the value of `pBufferSize`: out `int *`: a size in bytes. */
 export function cusparseSgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
   return (cusparseSgemvi_bufferSize$ ??= bind$cusparseSgemvi_bufferSize())(handle, transA, m, n_, nnz);
 }

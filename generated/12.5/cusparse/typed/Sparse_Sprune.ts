@@ -30,7 +30,7 @@ let cusparseSparseToDense_bufferSize$: typeof cusparseSparseToDense_bufferSize |
  * @param matA in `cusparseConstSpMatDescr_t`.
  * @param matB in `cusparseDnMatDescr_t`.
  * @param alg in `cusparseSparseToDenseAlg_t`.
- * @returns the value of `bufferSize`: out `size_t *`. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseSparseToDense_bufferSize(handle: T.cusparseHandle_t | null, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, alg: T.cusparseSparseToDenseAlg_t): number {
   return (cusparseSparseToDense_bufferSize$ ??= bind$cusparseSparseToDense_bufferSize())(handle, matA, matB, alg);
 }
@@ -152,7 +152,7 @@ let cusparseSpruneCsr2csrByPercentage_bufferSizeExt$: typeof cusparseSpruneCsr2c
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in `const int *`: device memory.
  * @param info in `pruneInfo_t`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, info: T.pruneInfo_t | null): number {
   return (cusparseSpruneCsr2csrByPercentage_bufferSizeExt$ ??= bind$cusparseSpruneCsr2csrByPercentage_bufferSizeExt())(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info);
@@ -280,7 +280,7 @@ let cusparseSpruneCsr2csr_bufferSizeExt$: typeof cusparseSpruneCsr2csr_bufferSiz
  * @param csrSortedValC in `const float *`: device memory.
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in `const int *`: device memory.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, threshold: T.RealScalar, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): number {
   return (cusparseSpruneCsr2csr_bufferSizeExt$ ??= bind$cusparseSpruneCsr2csr_bufferSizeExt())(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -397,7 +397,7 @@ let cusparseSpruneDense2csrByPercentage_bufferSizeExt$: typeof cusparseSpruneDen
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in `const int *`: device memory.
  * @param info in `pruneInfo_t`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, info: T.pruneInfo_t | null): number {
   return (cusparseSpruneDense2csrByPercentage_bufferSizeExt$ ??= bind$cusparseSpruneDense2csrByPercentage_bufferSizeExt())(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info);
@@ -507,7 +507,7 @@ let cusparseSpruneDense2csr_bufferSizeExt$: typeof cusparseSpruneDense2csr_buffe
  * @param csrSortedValC in `const float *`: device memory.
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in `const int *`: device memory.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpruneDense2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, threshold: T.RealScalar, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): number {
   return (cusparseSpruneDense2csr_bufferSizeExt$ ??= bind$cusparseSpruneDense2csr_bufferSizeExt())(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);

@@ -130,7 +130,7 @@ let cusparseXcoosort_bufferSizeExt$: typeof cusparseXcoosort_bufferSizeExt | und
  * @param nnz in `int`.
  * @param cooRowsA in `const int *`: address or host buffer.
  * @param cooColsA in `const int *`: address or host buffer.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseXcoosort_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer): number {
   return (cusparseXcoosort_bufferSizeExt$ ??= bind$cusparseXcoosort_bufferSizeExt())(handle, m, n_, nnz, cooRowsA, cooColsA);
 }

@@ -40,7 +40,7 @@ let cusparseXcsrsort_bufferSizeExt$: typeof cusparseXcsrsort_bufferSizeExt | und
  * @param nnz in `int`.
  * @param csrRowPtrA in `const int *`: address or host buffer.
  * @param csrColIndA in `const int *`: address or host buffer.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseXcsrsort_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer): number {
   return (cusparseXcsrsort_bufferSizeExt$ ??= bind$cusparseXcsrsort_bufferSizeExt())(handle, m, n_, nnz, csrRowPtrA, csrColIndA);
 }
@@ -242,7 +242,7 @@ let cusparseZbsric02_bufferSize$: typeof cusparseZbsric02_bufferSize | undefined
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsric02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsric02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null): number {
   return (cusparseZbsric02_bufferSize$ ??= bind$cusparseZbsric02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
@@ -281,7 +281,7 @@ let cusparseZbsric02_bufferSizeExt$: typeof cusparseZbsric02_bufferSizeExt | und
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsric02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`.
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsric02Info_t | null): number {
   return (cusparseZbsric02_bufferSizeExt$ ??= bind$cusparseZbsric02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);

@@ -14,13 +14,13 @@ let cusparseZgemvi$: typeof cusparseZgemvi | undefined;
  * @param transA in `cusparseOperation_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: address or host buffer.
  * @param lda in `int`.
  * @param nnz in `int`.
  * @param xVal in `const cuDoubleComplex *`: device memory.
  * @param xInd in `const int *`: device memory.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param pBuffer in/out `void *`: device memory, or null. */
@@ -58,7 +58,7 @@ let cusparseZgemvi_bufferSize$: typeof cusparseZgemvi_bufferSize | undefined;
  * @param m in `int`.
  * @param n_ in `int`.
  * @param nnz in `int`.
- * @returns the value of `pBufferSize`: out `int *`. */
+ * @returns the value of `pBufferSize`: out `int *`: a size in bytes. */
 export function cusparseZgemvi_bufferSize(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, n_: number, nnz: number): number {
   return (cusparseZgemvi_bufferSize$ ??= bind$cusparseZgemvi_bufferSize())(handle, transA, m, n_, nnz);
 }
@@ -119,7 +119,7 @@ let cusparseZgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseZgpsvInterleave
  * @param dw in `const cuDoubleComplex *`: device memory.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param batchCount in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseZgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
   return (cusparseZgpsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseZgpsvInterleavedBatch_bufferSizeExt())(handle, algo, m, ds, dl, d, du, dw, x, batchCount);
 }
@@ -208,7 +208,7 @@ let cusparseZgtsv2StridedBatch_bufferSizeExt$: typeof cusparseZgtsv2StridedBatch
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param batchCount in `int`.
  * @param batchStride in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseZgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number): number {
   return (cusparseZgtsv2StridedBatch_bufferSizeExt$ ??= bind$cusparseZgtsv2StridedBatch_bufferSizeExt())(handle, m, dl, d, du, x, batchCount, batchStride);
 }
@@ -247,7 +247,7 @@ let cusparseZgtsv2_bufferSizeExt$: typeof cusparseZgtsv2_bufferSizeExt | undefin
  * @param du in `const cuDoubleComplex *`: device memory.
  * @param B in `const cuDoubleComplex *`: address or host buffer.
  * @param ldb in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseZgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
   return (cusparseZgtsv2_bufferSizeExt$ ??= bind$cusparseZgtsv2_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }
@@ -310,7 +310,7 @@ let cusparseZgtsv2_nopivot_bufferSizeExt$: typeof cusparseZgtsv2_nopivot_bufferS
  * @param du in `const cuDoubleComplex *`: device memory.
  * @param B in `const cuDoubleComplex *`: address or host buffer.
  * @param ldb in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseZgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
   return (cusparseZgtsv2_nopivot_bufferSizeExt$ ??= bind$cusparseZgtsv2_nopivot_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }
@@ -373,7 +373,7 @@ let cusparseZgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseZgtsvInterleave
  * @param du in `const cuDoubleComplex *`: device memory.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param batchCount in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseZgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
   return (cusparseZgtsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseZgtsvInterleavedBatch_bufferSizeExt())(handle, algo, m, dl, d, du, x, batchCount);
 }

@@ -15,10 +15,10 @@ let cublasCgeam$: typeof cublasCgeam | undefined;
  * @param transb in `cublasOperation_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param B in `const cuComplex *`: device memory.
  * @param ldb in `int`.
  * @param C in/out `cuComplex *`: device memory.
@@ -56,10 +56,10 @@ let cublasCgeam_64$: typeof cublasCgeam_64 | undefined;
  * @param transb in `cublasOperation_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int64_t`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param B in `const cuComplex *`: device memory.
  * @param ldb in `int64_t`.
  * @param C in/out `cuComplex *`: device memory.
@@ -129,12 +129,12 @@ let cublasCgemm$: typeof cublasCgemm | undefined;
  * @param m in `int`.
  * @param n_ in `int`.
  * @param k in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param B in `const cuComplex *`: device memory.
  * @param ldb in `int`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`. */
 export function cublasCgemm(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, m: number, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
@@ -172,12 +172,12 @@ let cublasCgemmBatched$: typeof cublasCgemmBatched | undefined;
  * @param m in `int`.
  * @param n_ in `int`.
  * @param k in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Aarray in `const cuComplex *const *`: device memory.
  * @param lda in `int`.
  * @param Barray in `const cuComplex *const *`: device memory.
  * @param ldb in `int`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Carray in `cuComplex *const *`: device memory.
  * @param ldc in `int`.
  * @param batchCount in `int`. */
@@ -217,12 +217,12 @@ let cublasCgemmBatched_64$: typeof cublasCgemmBatched_64 | undefined;
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
  * @param k in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Aarray in `const cuComplex *const *`: device memory.
  * @param lda in `int64_t`.
  * @param Barray in `const cuComplex *const *`: device memory.
  * @param ldb in `int64_t`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param Carray in `cuComplex *const *`: device memory.
  * @param ldc in `int64_t`.
  * @param batchCount in `int64_t`.
@@ -263,14 +263,14 @@ let cublasCgemmEx$: typeof cublasCgemmEx | undefined;
  * @param m in `int`.
  * @param n_ in `int`.
  * @param k in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const void *`: device memory.
  * @param Atype in `cudaDataType`.
  * @param lda in `int`.
  * @param B in `const void *`: device memory.
  * @param Btype in `cudaDataType`.
  * @param ldb in `int`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
  * @param ldc in `int`. */
@@ -312,14 +312,14 @@ let cublasCgemmEx_64$: typeof cublasCgemmEx_64 | undefined;
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
  * @param k in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const void *`: device memory.
  * @param Atype in `cudaDataType`.
  * @param lda in `int64_t`.
  * @param B in `const void *`: device memory.
  * @param Btype in `cudaDataType`.
  * @param ldb in `int64_t`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `void *`: device memory.
  * @param Ctype in `cudaDataType`.
  * @param ldc in `int64_t`.
@@ -362,14 +362,14 @@ let cublasCgemmStridedBatched$: typeof cublasCgemmStridedBatched | undefined;
  * @param m in `int`.
  * @param n_ in `int`.
  * @param k in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param strideA in `long long`.
  * @param B in `const cuComplex *`: device memory.
  * @param ldb in `int`.
  * @param strideB in `long long`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`.
  * @param strideC in `long long`.
@@ -413,14 +413,14 @@ let cublasCgemmStridedBatched_64$: typeof cublasCgemmStridedBatched_64 | undefin
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
  * @param k in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param strideA in `long long`.
  * @param B in `const cuComplex *`: device memory.
  * @param ldb in `int64_t`.
  * @param strideB in `long long`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int64_t`.
  * @param strideC in `long long`.
@@ -465,12 +465,12 @@ let cublasCgemm_v2_64$: typeof cublasCgemm_v2_64 | undefined;
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
  * @param k in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param B in `const cuComplex *`: device memory.
  * @param ldb in `int64_t`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int64_t`.
  * @remarks Since CUDA 12.5. */

@@ -13,7 +13,7 @@ let cublasCgeru$: typeof cublasCgeru | undefined;
  * @param handle in `cublasHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int`.
  * @param y in `const cuComplex *`: device memory.
@@ -48,7 +48,7 @@ let cublasCgeru_v2_64$: typeof cublasCgeru_v2_64 | undefined;
  * @param handle in `cublasHandle_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int64_t`.
  * @param y in `const cuComplex *`: device memory.
@@ -157,12 +157,12 @@ let cublasChbmv$: typeof cublasChbmv | undefined;
  * @param uplo in `cublasFillMode_t`.
  * @param n_ in `int`.
  * @param k in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int`. */
 export function cublasChbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, k: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
@@ -196,12 +196,12 @@ let cublasChbmv_v2_64$: typeof cublasChbmv_v2_64 | undefined;
  * @param uplo in `cublasFillMode_t`.
  * @param n_ in `int64_t`.
  * @param k in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int64_t`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int64_t`.
  * @remarks Since CUDA 12.5. */
@@ -237,12 +237,12 @@ let cublasChemm$: typeof cublasChemm | undefined;
  * @param uplo in `cublasFillMode_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param B in `const cuComplex *`: device memory.
  * @param ldb in `int`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`. */
 export function cublasChemm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
@@ -278,12 +278,12 @@ let cublasChemm_v2_64$: typeof cublasChemm_v2_64 | undefined;
  * @param uplo in `cublasFillMode_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param B in `const cuComplex *`: device memory.
  * @param ldb in `int64_t`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int64_t`.
  * @remarks Since CUDA 12.5. */

@@ -103,12 +103,12 @@ let cublasCsymm$: typeof cublasCsymm | undefined;
  * @param uplo in `cublasFillMode_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param B in `const cuComplex *`: device memory.
  * @param ldb in `int`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int`. */
 export function cublasCsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
@@ -144,12 +144,12 @@ let cublasCsymm_v2_64$: typeof cublasCsymm_v2_64 | undefined;
  * @param uplo in `cublasFillMode_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param B in `const cuComplex *`: device memory.
  * @param ldb in `int64_t`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuComplex *`: device memory.
  * @param ldc in `int64_t`.
  * @remarks Since CUDA 12.5. */
@@ -184,12 +184,12 @@ let cublasCsymv$: typeof cublasCsymv | undefined;
  * @param handle in `cublasHandle_t`.
  * @param uplo in `cublasFillMode_t`.
  * @param n_ in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int`.
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int`. */
 export function cublasCsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
@@ -221,12 +221,12 @@ let cublasCsymv_v2_64$: typeof cublasCsymv_v2_64 | undefined;
  * @param handle in `cublasHandle_t`.
  * @param uplo in `cublasFillMode_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param x in `const cuComplex *`: device memory.
  * @param incx in `int64_t`.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int64_t`.
  * @remarks Since CUDA 12.5. */

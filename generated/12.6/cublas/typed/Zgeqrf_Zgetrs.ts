@@ -35,7 +35,7 @@ let cublasZgerc$: typeof cublasZgerc | undefined;
  * @param handle in `cublasHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param y in `const cuDoubleComplex *`: device memory.
@@ -70,7 +70,7 @@ let cublasZgerc_v2_64$: typeof cublasZgerc_v2_64 | undefined;
  * @param handle in `cublasHandle_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
  * @param y in `const cuDoubleComplex *`: device memory.
@@ -106,7 +106,7 @@ let cublasZgeru$: typeof cublasZgeru | undefined;
  * @param handle in `cublasHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param y in `const cuDoubleComplex *`: device memory.
@@ -141,7 +141,7 @@ let cublasZgeru_v2_64$: typeof cublasZgeru_v2_64 | undefined;
  * @param handle in `cublasHandle_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
  * @param y in `const cuDoubleComplex *`: device memory.

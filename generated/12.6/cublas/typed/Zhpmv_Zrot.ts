@@ -13,11 +13,11 @@ let cublasZhpmv$: typeof cublasZhpmv | undefined;
  * @param handle in `cublasHandle_t`.
  * @param uplo in `cublasFillMode_t`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param AP in `const cuDoubleComplex *`: device memory.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`. */
 export function cublasZhpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
@@ -48,11 +48,11 @@ let cublasZhpmv_v2_64$: typeof cublasZhpmv_v2_64 | undefined;
  * @param handle in `cublasHandle_t`.
  * @param uplo in `cublasFillMode_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param AP in `const cuDoubleComplex *`: device memory.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
  * @remarks Since CUDA 12.5. */
@@ -113,7 +113,7 @@ let cublasZhpr2$: typeof cublasZhpr2 | undefined;
  * @param handle in `cublasHandle_t`.
  * @param uplo in `cublasFillMode_t`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
  * @param y in `const cuDoubleComplex *`: device memory.
@@ -146,7 +146,7 @@ let cublasZhpr2_v2_64$: typeof cublasZhpr2_v2_64 | undefined;
  * @param handle in `cublasHandle_t`.
  * @param uplo in `cublasFillMode_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
  * @param y in `const cuDoubleComplex *`: device memory.
@@ -236,7 +236,7 @@ let cublasZrot$: typeof cublasZrot | undefined;
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`.
  * @param c in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @param s_ in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode). */
+ * @param s_ in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode). */
 export function cublasZrot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, c: T.RealScalar, s_: T.ComplexScalar): void {
   return (cublasZrot$ ??= bind$cublasZrot())(handle, n_, x, incx, y, incy, c, s_);
 }
@@ -267,7 +267,7 @@ let cublasZrot_v2_64$: typeof cublasZrot_v2_64 | undefined;
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
  * @param c in `const double *`: a scalar: the value itself (a number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
- * @param s_ in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param s_ in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @remarks Since CUDA 12.5. */
 export function cublasZrot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, c: T.RealScalar, s_: T.ComplexScalar): void {
   return (cublasZrot_v2_64$ ??= bind$cublasZrot_v2_64())(handle, n_, x, incx, y, incy, c, s_);

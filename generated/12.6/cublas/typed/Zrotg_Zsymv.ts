@@ -28,7 +28,7 @@ let cublasZscal$: typeof cublasZscal | undefined;
 /** `cublasStatus_t cublasZscal_v2(cublasHandle_t handle, int n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int`. */
 export function cublasZscal(handle: T.cublasHandle_t | null, n_: number, alpha: T.ComplexScalar, x: T.DeviceMemory | null, incx: number): void {
@@ -53,7 +53,7 @@ let cublasZscal_v2_64$: typeof cublasZscal_v2_64 | undefined;
 /** `cublasStatus_t cublasZscal_v2_64(cublasHandle_t handle, int64_t n, const cuDoubleComplex *alpha, cuDoubleComplex *x, int64_t incx)` · cublas_api.h · CUDA 12.6 Throws {@link CublasError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cublasHandle_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
  * @remarks Since CUDA 12.5. */
@@ -119,12 +119,12 @@ let cublasZsymm$: typeof cublasZsymm | undefined;
  * @param uplo in `cublasFillMode_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param B in `const cuDoubleComplex *`: device memory.
  * @param ldb in `int`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`. */
 export function cublasZsymm(handle: T.cublasHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, m: number, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, beta: T.ComplexScalar, C: T.DeviceMemory | null, ldc: number): void {
@@ -160,12 +160,12 @@ let cublasZsymm_v2_64$: typeof cublasZsymm_v2_64 | undefined;
  * @param uplo in `cublasFillMode_t`.
  * @param m in `int64_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param B in `const cuDoubleComplex *`: device memory.
  * @param ldb in `int64_t`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int64_t`.
  * @remarks Since CUDA 12.5. */
@@ -200,12 +200,12 @@ let cublasZsymv$: typeof cublasZsymv | undefined;
  * @param handle in `cublasHandle_t`.
  * @param uplo in `cublasFillMode_t`.
  * @param n_ in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int`.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`. */
 export function cublasZsymv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, alpha: T.ComplexScalar, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, beta: T.ComplexScalar, y: T.DeviceMemory | null, incy: number): void {
@@ -237,12 +237,12 @@ let cublasZsymv_v2_64$: typeof cublasZsymv_v2_64 | undefined;
  * @param handle in `cublasHandle_t`.
  * @param uplo in `cublasFillMode_t`.
  * @param n_ in `int64_t`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param A in `const cuDoubleComplex *`: device memory.
  * @param lda in `int64_t`.
  * @param x in `const cuDoubleComplex *`: device memory.
  * @param incx in `int64_t`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int64_t`.
  * @remarks Since CUDA 12.5. */

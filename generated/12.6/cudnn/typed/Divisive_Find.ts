@@ -137,7 +137,7 @@ export function cudnnDropoutForward(handle: T.cudnnHandle_t | null, dropoutDesc:
 let cudnnDropoutGetReserveSpaceSize$: typeof cudnnDropoutGetReserveSpaceSize | undefined;
 /** `cudnnStatus_t cudnnDropoutGetReserveSpaceSize(cudnnTensorDescriptor_t xdesc, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param xdesc in `cudnnTensorDescriptor_t`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnDropoutGetReserveSpaceSize(xdesc: T.cudnnTensorDescriptor_t | null): number {
   return (cudnnDropoutGetReserveSpaceSize$ ??= bind$cudnnDropoutGetReserveSpaceSize())(xdesc);
 }
@@ -162,7 +162,7 @@ function bind$cudnnDropoutGetReserveSpaceSize(): typeof cudnnDropoutGetReserveSp
 let cudnnDropoutGetStatesSize$: typeof cudnnDropoutGetStatesSize | undefined;
 /** `cudnnStatus_t cudnnDropoutGetStatesSize(cudnnHandle_t handle, size_t *sizeInBytes)` · cudnn_ops.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnDropoutGetStatesSize(handle: T.cudnnHandle_t | null): number {
   return (cudnnDropoutGetStatesSize$ ??= bind$cudnnDropoutGetStatesSize())(handle);
 }

@@ -108,7 +108,7 @@ let cudnnGetBatchNormalizationBackwardExWorkspaceSize$: typeof cudnnGetBatchNorm
  * @param dxDesc in `const cudnnTensorDescriptor_t`.
  * @param dBnScaleBiasDesc in `const cudnnTensorDescriptor_t`.
  * @param activationDesc in `const cudnnActivationDescriptor_t`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, dzDesc: T.cudnnTensorDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dBnScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null): number {
   return (cudnnGetBatchNormalizationBackwardExWorkspaceSize$ ??= bind$cudnnGetBatchNormalizationBackwardExWorkspaceSize())(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc);
 }
@@ -149,7 +149,7 @@ let cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$: typeof cudnnGetBa
  * @param yDesc in `const cudnnTensorDescriptor_t`.
  * @param bnScaleBiasMeanVarDesc in `const cudnnTensorDescriptor_t`.
  * @param activationDesc in `const cudnnActivationDescriptor_t`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, xDesc: T.cudnnTensorDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, bnScaleBiasMeanVarDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null): number {
   return (cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize$ ??= bind$cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize())(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc);
 }
@@ -185,7 +185,7 @@ let cudnnGetBatchNormalizationTrainingExReserveSpaceSize$: typeof cudnnGetBatchN
  * @param bnOps in `cudnnBatchNormOps_t`.
  * @param activationDesc in `const cudnnActivationDescriptor_t`.
  * @param xDesc in `const cudnnTensorDescriptor_t`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnBatchNormMode_t, bnOps: T.cudnnBatchNormOps_t, activationDesc: T.cudnnActivationDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null): number {
   return (cudnnGetBatchNormalizationTrainingExReserveSpaceSize$ ??= bind$cudnnGetBatchNormalizationTrainingExReserveSpaceSize())(handle, mode, bnOps, activationDesc, xDesc);
 }
@@ -311,7 +311,7 @@ let cudnnGetCTCLossWorkspaceSize$: typeof cudnnGetCTCLossWorkspaceSize | undefin
  * @param inputLengths in `const int *`: address or host buffer.
  * @param algo in `cudnnCTCLossAlgo_t`.
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnGetCTCLossWorkspaceSize(handle: T.cudnnHandle_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, gradientsDesc: T.cudnnTensorDescriptor_t | null, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): number {
   return (cudnnGetCTCLossWorkspaceSize$ ??= bind$cudnnGetCTCLossWorkspaceSize())(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc);
 }
@@ -347,7 +347,7 @@ let cudnnGetCTCLossWorkspaceSize_v8$: typeof cudnnGetCTCLossWorkspaceSize_v8 | u
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
  * @param probsDesc in `const cudnnTensorDescriptor_t`.
  * @param gradientsDesc in `const cudnnTensorDescriptor_t`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnGetCTCLossWorkspaceSize_v8(handle: T.cudnnHandle_t | null, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, gradientsDesc: T.cudnnTensorDescriptor_t | null): number {
   return (cudnnGetCTCLossWorkspaceSize_v8$ ??= bind$cudnnGetCTCLossWorkspaceSize_v8())(handle, algo, ctcLossDesc, probsDesc, gradientsDesc);
 }

@@ -88,7 +88,7 @@ let cudnnGetConvolutionBackwardDataWorkspaceSize$: typeof cudnnGetConvolutionBac
  * @param convDesc in `const cudnnConvolutionDescriptor_t`.
  * @param dxDesc in `const cudnnTensorDescriptor_t`.
  * @param algo in `cudnnConvolutionBwdDataAlgo_t`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnGetConvolutionBackwardDataWorkspaceSize(handle: T.cudnnHandle_t | null, wDesc: T.cudnnFilterDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, algo: T.cudnnConvolutionBwdDataAlgo_t): number {
   return (cudnnGetConvolutionBackwardDataWorkspaceSize$ ??= bind$cudnnGetConvolutionBackwardDataWorkspaceSize())(handle, wDesc, dyDesc, convDesc, dxDesc, algo);
 }
@@ -174,7 +174,7 @@ let cudnnGetConvolutionBackwardFilterWorkspaceSize$: typeof cudnnGetConvolutionB
  * @param convDesc in `const cudnnConvolutionDescriptor_t`.
  * @param gradDesc in `const cudnnFilterDescriptor_t`.
  * @param algo in `cudnnConvolutionBwdFilterAlgo_t`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnGetConvolutionBackwardFilterWorkspaceSize(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnFilterDescriptor_t | null, algo: T.cudnnConvolutionBwdFilterAlgo_t): number {
   return (cudnnGetConvolutionBackwardFilterWorkspaceSize$ ??= bind$cudnnGetConvolutionBackwardFilterWorkspaceSize())(handle, xDesc, dyDesc, convDesc, gradDesc, algo);
 }
@@ -260,7 +260,7 @@ let cudnnGetConvolutionForwardWorkspaceSize$: typeof cudnnGetConvolutionForwardW
  * @param convDesc in `const cudnnConvolutionDescriptor_t`.
  * @param yDesc in `const cudnnTensorDescriptor_t`.
  * @param algo in `cudnnConvolutionFwdAlgo_t`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnGetConvolutionForwardWorkspaceSize(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, wDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, algo: T.cudnnConvolutionFwdAlgo_t): number {
   return (cudnnGetConvolutionForwardWorkspaceSize$ ??= bind$cudnnGetConvolutionForwardWorkspaceSize())(handle, xDesc, wDesc, convDesc, yDesc, algo);
 }

@@ -106,7 +106,7 @@ let cudnnGetMultiHeadAttnBuffers$: typeof cudnnGetMultiHeadAttnBuffers | undefin
 /** `cudnnStatus_t cudnnGetMultiHeadAttnBuffers(cudnnHandle_t handle, const cudnnAttnDescriptor_t attnDesc, size_t *weightSizeInBytes, size_t *workSpaceSizeInBytes, size_t *reserveSpaceSizeInBytes)` · cudnn_adv.h · CUDA 12.6 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`.
  * @param attnDesc in `const cudnnAttnDescriptor_t`.
- * @returns `{ weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes }`: `weightSizeInBytes`: out `size_t *`; `workSpaceSizeInBytes`: out `size_t *`; `reserveSpaceSizeInBytes`: out `size_t *`. */
+ * @returns `{ weightSizeInBytes, workSpaceSizeInBytes, reserveSpaceSizeInBytes }`: `weightSizeInBytes`: out `size_t *`; `workSpaceSizeInBytes`: out `size_t *`: a size in bytes; `reserveSpaceSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnGetMultiHeadAttnBuffers(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null): { weightSizeInBytes: number; workSpaceSizeInBytes: number; reserveSpaceSizeInBytes: number } {
   return (cudnnGetMultiHeadAttnBuffers$ ??= bind$cudnnGetMultiHeadAttnBuffers())(handle, attnDesc);
 }

@@ -23,7 +23,7 @@ let cudnnGetNormalizationBackwardWorkspaceSize$: typeof cudnnGetNormalizationBac
  * @param activationDesc in `const cudnnActivationDescriptor_t`.
  * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`.
  * @param groupCnt in `int`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnGetNormalizationBackwardWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, dyDesc: T.cudnnTensorDescriptor_t | null, dzDesc: T.cudnnTensorDescriptor_t | null, dxDesc: T.cudnnTensorDescriptor_t | null, dNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   return (cudnnGetNormalizationBackwardWorkspaceSize$ ??= bind$cudnnGetNormalizationBackwardWorkspaceSize())(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, groupCnt);
 }
@@ -70,7 +70,7 @@ let cudnnGetNormalizationForwardTrainingWorkspaceSize$: typeof cudnnGetNormaliza
  * @param activationDesc in `const cudnnActivationDescriptor_t`.
  * @param normMeanVarDesc in `const cudnnTensorDescriptor_t`.
  * @param groupCnt in `int`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, xDesc: T.cudnnTensorDescriptor_t | null, zDesc: T.cudnnTensorDescriptor_t | null, yDesc: T.cudnnTensorDescriptor_t | null, normScaleBiasDesc: T.cudnnTensorDescriptor_t | null, activationDesc: T.cudnnActivationDescriptor_t | null, normMeanVarDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   return (cudnnGetNormalizationForwardTrainingWorkspaceSize$ ??= bind$cudnnGetNormalizationForwardTrainingWorkspaceSize())(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, groupCnt);
 }
@@ -111,7 +111,7 @@ let cudnnGetNormalizationTrainingReserveSpaceSize$: typeof cudnnGetNormalization
  * @param activationDesc in `const cudnnActivationDescriptor_t`.
  * @param xDesc in `const cudnnTensorDescriptor_t`.
  * @param groupCnt in `int`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnGetNormalizationTrainingReserveSpaceSize(handle: T.cudnnHandle_t | null, mode: T.cudnnNormMode_t, normOps: T.cudnnNormOps_t, algo: T.cudnnNormAlgo_t, activationDesc: T.cudnnActivationDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, groupCnt: number): number {
   return (cudnnGetNormalizationTrainingReserveSpaceSize$ ??= bind$cudnnGetNormalizationTrainingReserveSpaceSize())(handle, mode, normOps, algo, activationDesc, xDesc, groupCnt);
 }

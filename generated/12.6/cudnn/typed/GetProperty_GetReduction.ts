@@ -214,7 +214,7 @@ let cudnnGetReductionIndicesSize$: typeof cudnnGetReductionIndicesSize | undefin
  * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`.
  * @param aDesc in `const cudnnTensorDescriptor_t`.
  * @param cDesc in `const cudnnTensorDescriptor_t`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnGetReductionIndicesSize(handle: T.cudnnHandle_t | null, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, aDesc: T.cudnnTensorDescriptor_t | null, cDesc: T.cudnnTensorDescriptor_t | null): number {
   return (cudnnGetReductionIndicesSize$ ??= bind$cudnnGetReductionIndicesSize())(handle, reduceTensorDesc, aDesc, cDesc);
 }
@@ -245,7 +245,7 @@ let cudnnGetReductionWorkspaceSize$: typeof cudnnGetReductionWorkspaceSize | und
  * @param reduceTensorDesc in `const cudnnReduceTensorDescriptor_t`.
  * @param aDesc in `const cudnnTensorDescriptor_t`.
  * @param cDesc in `const cudnnTensorDescriptor_t`.
- * @returns the value of `sizeInBytes`: out `size_t *`. */
+ * @returns the value of `sizeInBytes`: out `size_t *`: a size in bytes. */
 export function cudnnGetReductionWorkspaceSize(handle: T.cudnnHandle_t | null, reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, aDesc: T.cudnnTensorDescriptor_t | null, cDesc: T.cudnnTensorDescriptor_t | null): number {
   return (cudnnGetReductionWorkspaceSize$ ??= bind$cudnnGetReductionWorkspaceSize())(handle, reduceTensorDesc, aDesc, cDesc);
 }

@@ -225,7 +225,7 @@ let cufftXtGetSizeMany$: typeof cufftXtGetSizeMany | undefined;
  * @param outputtype in `cudaDataType`.
  * @param batch in `long long`.
  * @param executiontype in `cudaDataType`.
- * @returns the value of `workSize`: out `size_t *`. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
 export function cufftXtGetSizeMany(plan: T.cufftHandle, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): number {
   return (cufftXtGetSizeMany$ ??= bind$cufftXtGetSizeMany())(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, executiontype);
 }
@@ -274,7 +274,7 @@ let cufftXtMakePlanMany$: typeof cufftXtMakePlanMany | undefined;
  * @param outputtype in `cudaDataType`.
  * @param batch in `long long`.
  * @param executiontype in `cudaDataType`.
- * @returns the value of `workSize`: out `size_t *`. */
+ * @returns the value of `workSize`: out `size_t *`: a size in bytes. */
 export function cufftXtMakePlanMany(plan: T.cufftHandle, rank: number, n_: T.Pointer, inembed: T.Pointer, istride: T.Int64, idist: T.Int64, inputtype: T.cudaDataType, onembed: T.Pointer, ostride: T.Int64, odist: T.Int64, outputtype: T.cudaDataType, batch: T.Int64, executiontype: T.cudaDataType): number {
   return (cufftXtMakePlanMany$ ??= bind$cufftXtMakePlanMany())(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, executiontype);
 }

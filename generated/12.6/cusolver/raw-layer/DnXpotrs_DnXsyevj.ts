@@ -157,8 +157,8 @@ let cusolverDnXsyevdx$: NativeFunction | undefined;
  * @param dataTypeA `cudaDataType`
  * @param A `void *`, device memory
  * @param lda `int64_t`
- * @param vl `void *`
- * @param vu `void *`
+ * @param vl `void *`, scalar (untyped): its address
+ * @param vu `void *`, scalar (untyped): its address
  * @param il `int64_t`
  * @param iu `int64_t`
  * @param meig64 `int64_t *`
@@ -197,8 +197,8 @@ let cusolverDnXsyevdx_bufferSize$: NativeFunction | undefined;
  * @param dataTypeA `cudaDataType`
  * @param A `const void *`, device memory
  * @param lda `int64_t`
- * @param vl `void *`
- * @param vu `void *`
+ * @param vl `void *`, scalar (untyped): its address
+ * @param vu `void *`, scalar (untyped): its address
  * @param il `int64_t`
  * @param iu `int64_t`
  * @param h_meig `int64_t *`

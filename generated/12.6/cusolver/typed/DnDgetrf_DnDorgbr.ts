@@ -37,7 +37,7 @@ let cusolverDnDgetrf_bufferSize$: typeof cusolverDnDgetrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
- * @returns the value of `Lwork`: out `int *`. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnDgetrf_bufferSize$ ??= bind$cusolverDnDgetrf_bufferSize())(handle, m, n_, A, lda);
 }
@@ -135,7 +135,7 @@ let cusolverDnDlauum_bufferSize$: typeof cusolverDnDlauum_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDlauum_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnDlauum_bufferSize$ ??= bind$cusolverDnDlauum_bufferSize())(handle, uplo, n_, A, lda);
 }
@@ -194,7 +194,7 @@ let cusolverDnDorgbr_bufferSize$: typeof cusolverDnDorgbr_bufferSize | undefined
  * @param A in `const double *`: device memory.
  * @param lda in `int`.
  * @param tau in `const double *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDorgbr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnDorgbr_bufferSize$ ??= bind$cusolverDnDorgbr_bufferSize())(handle, side, m, n_, k, A, lda, tau);
 }

@@ -43,7 +43,7 @@ let cusolverDnDorgqr_bufferSize$: typeof cusolverDnDorgqr_bufferSize | undefined
  * @param A in `const double *`: device memory.
  * @param lda in `int`.
  * @param tau in `const double *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDorgqr_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnDorgqr_bufferSize$ ??= bind$cusolverDnDorgqr_bufferSize())(handle, m, n_, k, A, lda, tau);
 }
@@ -98,7 +98,7 @@ let cusolverDnDorgtr_bufferSize$: typeof cusolverDnDorgtr_bufferSize | undefined
  * @param A in `const double *`: device memory.
  * @param lda in `int`.
  * @param tau in `const double *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDorgtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnDorgtr_bufferSize$ ??= bind$cusolverDnDorgtr_bufferSize())(handle, uplo, n_, A, lda, tau);
 }
@@ -167,7 +167,7 @@ let cusolverDnDormqr_bufferSize$: typeof cusolverDnDormqr_bufferSize | undefined
  * @param tau in `const double *`: device memory.
  * @param C in `const double *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDormqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnDormqr_bufferSize$ ??= bind$cusolverDnDormqr_bufferSize())(handle, side, trans, m, n_, k, A, lda, tau, C, ldc);
 }
@@ -241,7 +241,7 @@ let cusolverDnDormtr_bufferSize$: typeof cusolverDnDormtr_bufferSize | undefined
  * @param tau in `const double *`: device memory.
  * @param C in `const double *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDormtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnDormtr_bufferSize$ ??= bind$cusolverDnDormtr_bufferSize())(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc);
 }

@@ -57,7 +57,7 @@ let cusolverDnDpotrf_bufferSize$: typeof cusolverDnDpotrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
- * @returns the value of `Lwork`: out `int *`. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnDpotrf_bufferSize$ ??= bind$cusolverDnDpotrf_bufferSize())(handle, uplo, n_, A, lda);
 }
@@ -107,7 +107,7 @@ let cusolverDnDpotri_bufferSize$: typeof cusolverDnDpotri_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnDpotri_bufferSize$ ??= bind$cusolverDnDpotri_bufferSize())(handle, uplo, n_, A, lda);
 }
@@ -213,7 +213,7 @@ let cusolverDnDsyevd_bufferSize$: typeof cusolverDnDsyevd_bufferSize | undefined
  * @param A in `const double *`: device memory.
  * @param lda in `int`.
  * @param W in `const double *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDsyevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null): number {
   return (cusolverDnDsyevd_bufferSize$ ??= bind$cusolverDnDsyevd_bufferSize())(handle, jobz, uplo, n_, A, lda, W);
 }

@@ -70,7 +70,7 @@ let cusolverDnDsyevdx_bufferSize$: typeof cusolverDnDsyevdx_bufferSize | undefin
  * @param il in `int`.
  * @param iu in `int`.
  * @param W in `const double *`: device memory.
- * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
+ * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, vl: number, vu: number, il: number, iu: number, W: T.DeviceMemory | null): { meig: number; lwork: number } {
   return (cusolverDnDsyevdx_bufferSize$ ??= bind$cusolverDnDsyevdx_bufferSize())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W);
 }
@@ -168,7 +168,7 @@ let cusolverDnDsyevjBatched_bufferSize$: typeof cusolverDnDsyevjBatched_bufferSi
  * @param W in `const double *`: device memory.
  * @param params in `syevjInfo_t`.
  * @param batchSize in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDsyevjBatched_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null, batchSize: number): number {
   return (cusolverDnDsyevjBatched_bufferSize$ ??= bind$cusolverDnDsyevjBatched_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params, batchSize);
 }
@@ -203,7 +203,7 @@ let cusolverDnDsyevj_bufferSize$: typeof cusolverDnDsyevj_bufferSize | undefined
  * @param lda in `int`.
  * @param W in `const double *`: device memory.
  * @param params in `syevjInfo_t`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDsyevj_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null): number {
   return (cusolverDnDsyevj_bufferSize$ ??= bind$cusolverDnDsyevj_bufferSize())(handle, jobz, uplo, n_, A, lda, W, params);
 }
@@ -271,7 +271,7 @@ let cusolverDnDsygvd_bufferSize$: typeof cusolverDnDsygvd_bufferSize | undefined
  * @param B in `const double *`: device memory.
  * @param ldb in `int`.
  * @param W in `const double *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDsygvd_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null): number {
   return (cusolverDnDsygvd_bufferSize$ ??= bind$cusolverDnDsygvd_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W);
 }

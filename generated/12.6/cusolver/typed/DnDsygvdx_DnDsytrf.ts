@@ -79,7 +79,7 @@ let cusolverDnDsygvdx_bufferSize$: typeof cusolverDnDsygvdx_bufferSize | undefin
  * @param il in `int`.
  * @param iu in `int`.
  * @param W in `const double *`: device memory.
- * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
+ * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDsygvdx_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, vl: number, vu: number, il: number, iu: number, W: T.DeviceMemory | null): { meig: number; lwork: number } {
   return (cusolverDnDsygvdx_bufferSize$ ??= bind$cusolverDnDsygvdx_bufferSize())(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W);
 }
@@ -158,7 +158,7 @@ let cusolverDnDsygvj_bufferSize$: typeof cusolverDnDsygvj_bufferSize | undefined
  * @param ldb in `int`.
  * @param W in `const double *`: device memory.
  * @param params in `syevjInfo_t`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDsygvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null): number {
   return (cusolverDnDsygvj_bufferSize$ ??= bind$cusolverDnDsygvj_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params);
 }
@@ -223,7 +223,7 @@ let cusolverDnDsytrd_bufferSize$: typeof cusolverDnDsytrd_bufferSize | undefined
  * @param d in `const double *`: device memory.
  * @param e in `const double *`: device memory.
  * @param tau in `const double *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDsytrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, d: T.DeviceMemory | null, e: T.DeviceMemory | null, tau: T.DeviceMemory | null): number {
   return (cusolverDnDsytrd_bufferSize$ ??= bind$cusolverDnDsytrd_bufferSize())(handle, uplo, n_, A, lda, d, e, tau);
 }
@@ -277,7 +277,7 @@ let cusolverDnDsytrf_bufferSize$: typeof cusolverDnDsytrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDsytrf_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnDsytrf_bufferSize$ ??= bind$cusolverDnDsytrf_bufferSize())(handle, n_, A, lda);
 }

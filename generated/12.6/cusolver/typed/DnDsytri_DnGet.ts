@@ -40,7 +40,7 @@ let cusolverDnDsytri_bufferSize$: typeof cusolverDnDsytri_bufferSize | undefined
  * @param A in/out `double *`: device memory.
  * @param lda in `int`.
  * @param ipiv in `const int *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnDsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null): number {
   return (cusolverDnDsytri_bufferSize$ ??= bind$cusolverDnDsytri_bufferSize())(handle, uplo, n_, A, lda, ipiv);
 }

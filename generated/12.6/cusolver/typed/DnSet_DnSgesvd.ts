@@ -76,7 +76,7 @@ let cusolverDnSgebrd_bufferSize$: typeof cusolverDnSgebrd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `Lwork`: out `int *`. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSgebrd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnSgebrd_bufferSize$ ??= bind$cusolverDnSgebrd_bufferSize())(handle, m, n_);
 }
@@ -126,7 +126,7 @@ let cusolverDnSgeqrf_bufferSize$: typeof cusolverDnSgeqrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSgeqrf_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnSgeqrf_bufferSize$ ??= bind$cusolverDnSgeqrf_bufferSize())(handle, m, n_, A, lda);
 }
@@ -190,7 +190,7 @@ let cusolverDnSgesvd_bufferSize$: typeof cusolverDnSgesvd_bufferSize | undefined
  * @param handle in `cusolverDnHandle_t`.
  * @param m in `int`.
  * @param n_ in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number): number {
   return (cusolverDnSgesvd_bufferSize$ ??= bind$cusolverDnSgesvd_bufferSize())(handle, m, n_);
 }

@@ -40,7 +40,7 @@ let cusolverDnSorgtr_bufferSize$: typeof cusolverDnSorgtr_bufferSize | undefined
  * @param A in `const float *`: device memory.
  * @param lda in `int`.
  * @param tau in `const float *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSorgtr_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null): number {
   return (cusolverDnSorgtr_bufferSize$ ??= bind$cusolverDnSorgtr_bufferSize())(handle, uplo, n_, A, lda, tau);
 }
@@ -109,7 +109,7 @@ let cusolverDnSormqr_bufferSize$: typeof cusolverDnSormqr_bufferSize | undefined
  * @param tau in `const float *`: device memory.
  * @param C in `const float *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSormqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnSormqr_bufferSize$ ??= bind$cusolverDnSormqr_bufferSize())(handle, side, trans, m, n_, k, A, lda, tau, C, ldc);
 }
@@ -183,7 +183,7 @@ let cusolverDnSormtr_bufferSize$: typeof cusolverDnSormtr_bufferSize | undefined
  * @param tau in `const float *`: device memory.
  * @param C in `const float *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSormtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnSormtr_bufferSize$ ??= bind$cusolverDnSormtr_bufferSize())(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc);
 }
@@ -259,7 +259,7 @@ let cusolverDnSpotrf_bufferSize$: typeof cusolverDnSpotrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @returns the value of `Lwork`: out `int *`. */
+ * @returns the value of `Lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnSpotrf_bufferSize$ ??= bind$cusolverDnSpotrf_bufferSize())(handle, uplo, n_, A, lda);
 }

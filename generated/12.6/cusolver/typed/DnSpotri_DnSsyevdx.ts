@@ -37,7 +37,7 @@ let cusolverDnSpotri_bufferSize$: typeof cusolverDnSpotri_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSpotri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnSpotri_bufferSize$ ??= bind$cusolverDnSpotri_bufferSize())(handle, uplo, n_, A, lda);
 }
@@ -143,7 +143,7 @@ let cusolverDnSsyevd_bufferSize$: typeof cusolverDnSsyevd_bufferSize | undefined
  * @param A in `const float *`: device memory.
  * @param lda in `int`.
  * @param W in `const float *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSsyevd_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null): number {
   return (cusolverDnSsyevd_bufferSize$ ??= bind$cusolverDnSsyevd_bufferSize())(handle, jobz, uplo, n_, A, lda, W);
 }
@@ -228,7 +228,7 @@ let cusolverDnSsyevdx_bufferSize$: typeof cusolverDnSsyevdx_bufferSize | undefin
  * @param il in `int`.
  * @param iu in `int`.
  * @param W in `const float *`: device memory.
- * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`. */
+ * @returns `{ meig, lwork }`: `meig`: out `int *`; `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSsyevdx_bufferSize(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, range: T.cusolverEigRange_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, vl: number, vu: number, il: number, iu: number, W: T.DeviceMemory | null): { meig: number; lwork: number } {
   return (cusolverDnSsyevdx_bufferSize$ ??= bind$cusolverDnSsyevdx_bufferSize())(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W);
 }

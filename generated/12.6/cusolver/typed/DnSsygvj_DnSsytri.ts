@@ -55,7 +55,7 @@ let cusolverDnSsygvj_bufferSize$: typeof cusolverDnSsygvj_bufferSize | undefined
  * @param ldb in `int`.
  * @param W in `const float *`: device memory.
  * @param params in `syevjInfo_t`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSsygvj_bufferSize(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null, params: T.syevjInfo_t | null): number {
   return (cusolverDnSsygvj_bufferSize$ ??= bind$cusolverDnSsygvj_bufferSize())(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params);
 }
@@ -120,7 +120,7 @@ let cusolverDnSsytrd_bufferSize$: typeof cusolverDnSsytrd_bufferSize | undefined
  * @param d in `const float *`: device memory.
  * @param e in `const float *`: device memory.
  * @param tau in `const float *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSsytrd_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, d: T.DeviceMemory | null, e: T.DeviceMemory | null, tau: T.DeviceMemory | null): number {
   return (cusolverDnSsytrd_bufferSize$ ??= bind$cusolverDnSsytrd_bufferSize())(handle, uplo, n_, A, lda, d, e, tau);
 }
@@ -174,7 +174,7 @@ let cusolverDnSsytrf_bufferSize$: typeof cusolverDnSsytrf_bufferSize | undefined
  * @param n_ in `int`.
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSsytrf_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number): number {
   return (cusolverDnSsytrf_bufferSize$ ??= bind$cusolverDnSsytrf_bufferSize())(handle, n_, A, lda);
 }
@@ -226,7 +226,7 @@ let cusolverDnSsytri_bufferSize$: typeof cusolverDnSsytri_bufferSize | undefined
  * @param A in/out `float *`: device memory.
  * @param lda in `int`.
  * @param ipiv in `const int *`: device memory.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnSsytri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null): number {
   return (cusolverDnSsytri_bufferSize$ ??= bind$cusolverDnSsytri_bufferSize())(handle, uplo, n_, A, lda, ipiv);
 }

@@ -81,7 +81,7 @@ let cusolverDnXgesvd_bufferSize$: typeof cusolverDnXgesvd_bufferSize | undefined
  * @param VT in `const void *`: device memory.
  * @param ldvt in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXgesvd_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.DeviceMemory | null, ldvt: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgesvd_bufferSize$ ??= bind$cusolverDnXgesvd_bufferSize())(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType);
 }
@@ -265,7 +265,7 @@ let cusolverDnXgesvdp_bufferSize$: typeof cusolverDnXgesvdp_bufferSize | undefin
  * @param V in `const void *`: device memory.
  * @param ldv in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXgesvdp_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.DeviceMemory | null, ldv: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgesvdp_bufferSize$ ??= bind$cusolverDnXgesvdp_bufferSize())(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType);
 }

@@ -90,7 +90,7 @@ let cusolverDnXgesvdr_bufferSize$: typeof cusolverDnXgesvdr_bufferSize | undefin
  * @param Vrand in `const void *`: address or host buffer.
  * @param ldVrand in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXgesvdr_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobv: number, m: T.Int64, n_: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgesvdr_bufferSize$ ??= bind$cusolverDnXgesvdr_bufferSize())(handle, params, jobu, jobv, m, n_, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType);
 }
@@ -173,7 +173,7 @@ let cusolverDnXgetrf_bufferSize$: typeof cusolverDnXgetrf_bufferSize | undefined
  * @param A in `const void *`: device memory.
  * @param lda in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXgetrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXgetrf_bufferSize$ ??= bind$cusolverDnXgetrf_bufferSize())(handle, params, m, n_, dataTypeA, A, lda, computeType);
 }
@@ -293,7 +293,7 @@ let cusolverDnXlarft_bufferSize$: typeof cusolverDnXlarft_bufferSize | undefined
  * @param T_ in/out `void *`: address or host buffer.
  * @param ldt in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`.
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes.
  * @remarks Since CUDA 12.5. */
 export function cusolverDnXlarft_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, direct: T.cusolverDirectMode_t, storev: T.cusolverStorevMode_t, n_: T.Int64, k: T.Int64, dataTypeV: T.cudaDataType, V: T.DeviceMemory | null, ldv: T.Int64, dataTypeTau: T.cudaDataType, tau: T.DeviceMemory | null, dataTypeT: T.cudaDataType, T_: T.Pointer, ldt: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXlarft_bufferSize$ ??= bind$cusolverDnXlarft_bufferSize())(handle, params, direct, storev, n_, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T_, ldt, computeType);
@@ -369,7 +369,7 @@ let cusolverDnXpotrf_bufferSize$: typeof cusolverDnXpotrf_bufferSize | undefined
  * @param A in `const void *`: device memory.
  * @param lda in `int64_t`.
  * @param computeType in `cudaDataType`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXpotrf_bufferSize(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXpotrf_bufferSize$ ??= bind$cusolverDnXpotrf_bufferSize())(handle, params, uplo, n_, dataTypeA, A, lda, computeType);
 }

@@ -60,7 +60,7 @@ let cusolverDnXsytrs_bufferSize$: typeof cusolverDnXsytrs_bufferSize | undefined
  * @param dataTypeB in `cudaDataType`.
  * @param B in/out `void *`: device memory.
  * @param ldb in `int64_t`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXsytrs_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXsytrs_bufferSize$ ??= bind$cusolverDnXsytrs_bufferSize())(handle, uplo, n_, nrhs, dataTypeA, A, lda, ipiv, dataTypeB, B, ldb);
 }
@@ -128,7 +128,7 @@ let cusolverDnXtrtri_bufferSize$: typeof cusolverDnXtrtri_bufferSize | undefined
  * @param dataTypeA in `cudaDataType`.
  * @param A in/out `void *`: device memory.
  * @param lda in `int64_t`.
- * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`; `workspaceInBytesOnHost`: out `size_t *`. */
+ * @returns `{ workspaceInBytesOnDevice, workspaceInBytesOnHost }`: `workspaceInBytesOnDevice`: out `size_t *`: a size in bytes; `workspaceInBytesOnHost`: out `size_t *`: a size in bytes. */
 export function cusolverDnXtrtri_bufferSize(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64): { workspaceInBytesOnDevice: number; workspaceInBytesOnHost: number } {
   return (cusolverDnXtrtri_bufferSize$ ??= bind$cusolverDnXtrtri_bufferSize())(handle, uplo, diag, n_, dataTypeA, A, lda);
 }
@@ -209,7 +209,7 @@ let cusolverDnZCgels_bufferSize$: typeof cusolverDnZCgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnZCgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZCgels_bufferSize$ ??= bind$cusolverDnZCgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -298,7 +298,7 @@ let cusolverDnZCgesv_bufferSize$: typeof cusolverDnZCgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnZCgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZCgesv_bufferSize$ ??= bind$cusolverDnZCgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -387,7 +387,7 @@ let cusolverDnZEgels_bufferSize$: typeof cusolverDnZEgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnZEgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZEgels_bufferSize$ ??= bind$cusolverDnZEgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -476,7 +476,7 @@ let cusolverDnZEgesv_bufferSize$: typeof cusolverDnZEgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnZEgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZEgesv_bufferSize$ ??= bind$cusolverDnZEgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -565,7 +565,7 @@ let cusolverDnZKgels_bufferSize$: typeof cusolverDnZKgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnZKgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZKgels_bufferSize$ ??= bind$cusolverDnZKgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -654,7 +654,7 @@ let cusolverDnZKgesv_bufferSize$: typeof cusolverDnZKgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnZKgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZKgesv_bufferSize$ ??= bind$cusolverDnZKgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -743,7 +743,7 @@ let cusolverDnZYgels_bufferSize$: typeof cusolverDnZYgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnZYgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZYgels_bufferSize$ ??= bind$cusolverDnZYgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -832,7 +832,7 @@ let cusolverDnZYgesv_bufferSize$: typeof cusolverDnZYgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnZYgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZYgesv_bufferSize$ ??= bind$cusolverDnZYgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -921,7 +921,7 @@ let cusolverDnZZgels_bufferSize$: typeof cusolverDnZZgels_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnZZgels_bufferSize(handle: T.cusolverDnHandle_t | null, m: number, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZZgels_bufferSize$ ??= bind$cusolverDnZZgels_bufferSize())(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace);
 }
@@ -1010,7 +1010,7 @@ let cusolverDnZZgesv_bufferSize$: typeof cusolverDnZZgesv_bufferSize | undefined
  * @param dX in/out `cuDoubleComplex *`: device memory.
  * @param lddx in `cusolver_int_t`.
  * @param dWorkspace in/out `void *`: device memory, `lwork_bytes` bytes.
- * @returns the value of `lwork_bytes`: out `size_t *`. */
+ * @returns the value of `lwork_bytes`: out `size_t *`: a size in bytes. */
 export function cusolverDnZZgesv_bufferSize(handle: T.cusolverDnHandle_t | null, n_: number, nrhs: number, dA: T.DeviceMemory | null, ldda: number, dipiv: T.DeviceMemory | null, dB: T.DeviceMemory | null, lddb: number, dX: T.DeviceMemory | null, lddx: number, dWorkspace: T.DeviceMemory | null): number {
   return (cusolverDnZZgesv_bufferSize$ ??= bind$cusolverDnZZgesv_bufferSize())(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace);
 }

@@ -55,7 +55,7 @@ let cusolverDnZunmqr_bufferSize$: typeof cusolverDnZunmqr_bufferSize | undefined
  * @param tau in `const cuDoubleComplex *`: device memory.
  * @param C in `const cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZunmqr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnZunmqr_bufferSize$ ??= bind$cusolverDnZunmqr_bufferSize())(handle, side, trans, m, n_, k, A, lda, tau, C, ldc);
 }
@@ -129,7 +129,7 @@ let cusolverDnZunmtr_bufferSize$: typeof cusolverDnZunmtr_bufferSize | undefined
  * @param tau in `const cuDoubleComplex *`: device memory.
  * @param C in `const cuDoubleComplex *`: device memory.
  * @param ldc in `int`.
- * @returns the value of `lwork`: out `int *`. */
+ * @returns the value of `lwork`: out `int *`: a count in elements of the data type. */
 export function cusolverDnZunmtr_bufferSize(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number): number {
   return (cusolverDnZunmtr_bufferSize$ ??= bind$cusolverDnZunmtr_bufferSize())(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc);
 }

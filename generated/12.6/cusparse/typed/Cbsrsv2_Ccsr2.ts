@@ -54,7 +54,7 @@ let cusparseCbsrsv2_bufferSize$: typeof cusparseCbsrsv2_bufferSize | undefined;
  * @param bsrSortedColIndA in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsrsv2Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsrsv2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockDim: number, info: T.bsrsv2Info_t | null): number {
   return (cusparseCbsrsv2_bufferSize$ ??= bind$cusparseCbsrsv2_bufferSize())(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info);
@@ -95,7 +95,7 @@ let cusparseCbsrsv2_bufferSizeExt$: typeof cusparseCbsrsv2_bufferSizeExt | undef
  * @param bsrSortedColIndA in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsrsv2Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`.
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockSize: number, info: T.bsrsv2Info_t | null): number {
   return (cusparseCbsrsv2_bufferSizeExt$ ??= bind$cusparseCbsrsv2_bufferSizeExt())(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info);
@@ -135,7 +135,7 @@ let cusparseCbsrsv2_solve$: typeof cusparseCbsrsv2_solve | undefined;
  * @param transA in `cusparseOperation_t`.
  * @param mb in `int`.
  * @param nnzb in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param bsrSortedValA in `const cuComplex *`: device memory.
  * @param bsrSortedRowPtrA in `const int *`: device memory.
@@ -185,7 +185,7 @@ let cusparseCbsrxmv$: typeof cusparseCbsrxmv | undefined;
  * @param mb in `int`.
  * @param nb in `int`.
  * @param nnzb in `int`.
- * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param bsrSortedValA in `const cuComplex *`: device memory.
  * @param bsrSortedMaskPtrA in `const int *`: device memory.
@@ -194,7 +194,7 @@ let cusparseCbsrxmv$: typeof cusparseCbsrxmv | undefined;
  * @param bsrSortedColIndA in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param x in `const cuComplex *`: device memory.
- * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuComplex *`: device memory.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsrxmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, sizeOfMask: number, mb: number, nb: number, nnzb: number, alpha: T.ComplexScalar, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedMaskPtrA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedEndPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockDim: number, x: T.DeviceMemory | null, beta: T.ComplexScalar, y: T.DeviceMemory | null): void {
@@ -369,7 +369,7 @@ let cusparseCcsr2gebsr_bufferSize$: typeof cusparseCcsr2gebsr_bufferSize | undef
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseCcsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseCcsr2gebsr_bufferSize$ ??= bind$cusparseCcsr2gebsr_bufferSize())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
 }
@@ -407,7 +407,7 @@ let cusparseCcsr2gebsr_bufferSizeExt$: typeof cusparseCcsr2gebsr_bufferSizeExt |
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseCcsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseCcsr2gebsr_bufferSizeExt$ ??= bind$cusparseCcsr2gebsr_bufferSizeExt())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
 }

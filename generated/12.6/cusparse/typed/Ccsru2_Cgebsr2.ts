@@ -45,7 +45,7 @@ let cusparseCcsru2csr_bufferSizeExt$: typeof cusparseCcsru2csr_bufferSizeExt | u
  * @param csrRowPtr in `const int *`: address or host buffer.
  * @param csrColInd in/out `int *`: device memory.
  * @param info in `csru2csrInfo_t`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null): number {
   return (cusparseCcsru2csr_bufferSizeExt$ ??= bind$cusparseCcsru2csr_bufferSizeExt())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info);
@@ -157,7 +157,7 @@ let cusparseCgebsr2gebsc_bufferSize$: typeof cusparseCgebsr2gebsc_bufferSize | u
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseCgebsr2gebsc_bufferSize(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseCgebsr2gebsc_bufferSize$ ??= bind$cusparseCgebsr2gebsc_bufferSize())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
 }
@@ -193,7 +193,7 @@ let cusparseCgebsr2gebsc_bufferSizeExt$: typeof cusparseCgebsr2gebsc_bufferSizeE
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseCgebsr2gebsc_bufferSizeExt(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseCgebsr2gebsc_bufferSizeExt$ ??= bind$cusparseCgebsr2gebsc_bufferSizeExt())(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim);
 }
@@ -280,7 +280,7 @@ let cusparseCgebsr2gebsr_bufferSize$: typeof cusparseCgebsr2gebsr_bufferSize | u
  * @param colBlockDimA in `int`.
  * @param rowBlockDimC in `int`.
  * @param colBlockDimC in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseCgebsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   return (cusparseCgebsr2gebsr_bufferSize$ ??= bind$cusparseCgebsr2gebsr_bufferSize())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
 }
@@ -324,7 +324,7 @@ let cusparseCgebsr2gebsr_bufferSizeExt$: typeof cusparseCgebsr2gebsr_bufferSizeE
  * @param colBlockDimA in `int`.
  * @param rowBlockDimC in `int`.
  * @param colBlockDimC in `int`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseCgebsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, rowBlockDimC: number, colBlockDimC: number): number {
   return (cusparseCgebsr2gebsr_bufferSizeExt$ ??= bind$cusparseCgebsr2gebsr_bufferSizeExt())(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC);
 }

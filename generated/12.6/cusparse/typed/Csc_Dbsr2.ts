@@ -103,7 +103,7 @@ let cusparseCsr2cscEx2_bufferSize$: typeof cusparseCsr2cscEx2_bufferSize | undef
  * @param copyValues in `cusparseAction_t`.
  * @param idxBase in `cusparseIndexBase_t`.
  * @param alg in `cusparseCsr2CscAlg_t`.
- * @returns the value of `bufferSize`: out `size_t *`. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseCsr2cscEx2_bufferSize(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, cscVal: T.Pointer, cscColPtr: T.Pointer, cscRowInd: T.DeviceMemory | null, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t): number {
   return (cusparseCsr2cscEx2_bufferSize$ ??= bind$cusparseCsr2cscEx2_bufferSize())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg);
 }

@@ -84,7 +84,7 @@ let cusparseDcsrgeam2_bufferSizeExt$: typeof cusparseDcsrgeam2_bufferSizeExt | u
  * @param csrSortedValC in `const double *`: device memory.
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in `const int *`: device memory.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseDcsrgeam2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, alpha: T.RealScalar, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, beta: T.RealScalar, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedValB: T.DeviceMemory | null, csrSortedRowPtrB: T.DeviceMemory | null, csrSortedColIndB: T.DeviceMemory | null, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): number {
   return (cusparseDcsrgeam2_bufferSizeExt$ ??= bind$cusparseDcsrgeam2_bufferSizeExt())(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
 }
@@ -188,7 +188,7 @@ let cusparseDcsric02_bufferSize$: typeof cusparseDcsric02_bufferSize | undefined
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csric02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsric02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csric02Info_t | null): number {
   return (cusparseDcsric02_bufferSize$ ??= bind$cusparseDcsric02_bufferSize())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
@@ -223,7 +223,7 @@ let cusparseDcsric02_bufferSizeExt$: typeof cusparseDcsric02_bufferSizeExt | und
  * @param csrSortedRowPtr in `const int *`: device memory.
  * @param csrSortedColInd in `const int *`: device memory.
  * @param info in `csric02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`.
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsric02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.DeviceMemory | null, csrSortedRowPtr: T.DeviceMemory | null, csrSortedColInd: T.DeviceMemory | null, info: T.csric02Info_t | null): number {
   return (cusparseDcsric02_bufferSizeExt$ ??= bind$cusparseDcsric02_bufferSizeExt())(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info);
@@ -317,7 +317,7 @@ let cusparseDcsrilu02_bufferSize$: typeof cusparseDcsrilu02_bufferSize | undefin
  * @param csrSortedRowPtrA in `const int *`: device memory.
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param info in `csrilu02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrilu02_bufferSize(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrilu02Info_t | null): number {
   return (cusparseDcsrilu02_bufferSize$ ??= bind$cusparseDcsrilu02_bufferSize())(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info);
@@ -352,7 +352,7 @@ let cusparseDcsrilu02_bufferSizeExt$: typeof cusparseDcsrilu02_bufferSizeExt | u
  * @param csrSortedRowPtr in `const int *`: device memory.
  * @param csrSortedColInd in `const int *`: device memory.
  * @param info in `csrilu02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`.
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedVal: T.DeviceMemory | null, csrSortedRowPtr: T.DeviceMemory | null, csrSortedColInd: T.DeviceMemory | null, info: T.csrilu02Info_t | null): number {
   return (cusparseDcsrilu02_bufferSizeExt$ ??= bind$cusparseDcsrilu02_bufferSizeExt())(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info);

@@ -45,7 +45,7 @@ let cusparseDcsru2csr_bufferSizeExt$: typeof cusparseDcsru2csr_bufferSizeExt | u
  * @param csrRowPtr in `const int *`: address or host buffer.
  * @param csrColInd in/out `int *`: device memory.
  * @param info in `csru2csrInfo_t`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsru2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null): number {
   return (cusparseDcsru2csr_bufferSizeExt$ ??= bind$cusparseDcsru2csr_bufferSizeExt())(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info);
@@ -97,7 +97,7 @@ let cusparseDenseToSparse_bufferSize$: typeof cusparseDenseToSparse_bufferSize |
  * @param matA in `cusparseConstDnMatDescr_t`.
  * @param matB in `cusparseSpMatDescr_t`.
  * @param alg in `cusparseDenseToSparseAlg_t`.
- * @returns the value of `bufferSize`: out `size_t *`. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseDenseToSparse_bufferSize(handle: T.cusparseHandle_t | null, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t): number {
   return (cusparseDenseToSparse_bufferSize$ ??= bind$cusparseDenseToSparse_bufferSize())(handle, matA, matB, alg);
 }

@@ -152,7 +152,7 @@ let cusparseDpruneCsr2csrByPercentage_bufferSizeExt$: typeof cusparseDpruneCsr2c
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in `const int *`: device memory.
  * @param info in `pruneInfo_t`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, info: T.pruneInfo_t | null): number {
   return (cusparseDpruneCsr2csrByPercentage_bufferSizeExt$ ??= bind$cusparseDpruneCsr2csrByPercentage_bufferSizeExt())(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info);
@@ -280,7 +280,7 @@ let cusparseDpruneCsr2csr_bufferSizeExt$: typeof cusparseDpruneCsr2csr_bufferSiz
  * @param csrSortedValC in `const double *`: device memory.
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in `const int *`: device memory.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneCsr2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, threshold: T.RealScalar, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): number {
   return (cusparseDpruneCsr2csr_bufferSizeExt$ ??= bind$cusparseDpruneCsr2csr_bufferSizeExt())(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);
@@ -397,7 +397,7 @@ let cusparseDpruneDense2csrByPercentage_bufferSizeExt$: typeof cusparseDpruneDen
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in `const int *`: device memory.
  * @param info in `pruneInfo_t`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, info: T.pruneInfo_t | null): number {
   return (cusparseDpruneDense2csrByPercentage_bufferSizeExt$ ??= bind$cusparseDpruneDense2csrByPercentage_bufferSizeExt())(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info);
@@ -507,7 +507,7 @@ let cusparseDpruneDense2csr_bufferSizeExt$: typeof cusparseDpruneDense2csr_buffe
  * @param csrSortedValC in `const double *`: device memory.
  * @param csrSortedRowPtrC in `const int *`: device memory.
  * @param csrSortedColIndC in `const int *`: device memory.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`.
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneDense2csr_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, threshold: T.RealScalar, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): number {
   return (cusparseDpruneDense2csr_bufferSizeExt$ ??= bind$cusparseDpruneDense2csr_bufferSizeExt())(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC);

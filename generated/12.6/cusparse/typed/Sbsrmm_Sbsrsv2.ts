@@ -158,7 +158,7 @@ let cusparseSbsrsm2_bufferSize$: typeof cusparseSbsrsm2_bufferSize | undefined;
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsrsm2Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrsm2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrsm2Info_t | null): number {
   return (cusparseSbsrsm2_bufferSize$ ??= bind$cusparseSbsrsm2_bufferSize())(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
@@ -203,7 +203,7 @@ let cusparseSbsrsm2_bufferSizeExt$: typeof cusparseSbsrsm2_bufferSizeExt | undef
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsrsm2Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`.
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrsm2Info_t | null): number {
   return (cusparseSbsrsm2_bufferSizeExt$ ??= bind$cusparseSbsrsm2_bufferSizeExt())(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
@@ -340,7 +340,7 @@ let cusparseSbsrsv2_bufferSize$: typeof cusparseSbsrsv2_bufferSize | undefined;
  * @param bsrSortedColIndA in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsrsv2Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrsv2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockDim: number, info: T.bsrsv2Info_t | null): number {
   return (cusparseSbsrsv2_bufferSize$ ??= bind$cusparseSbsrsv2_bufferSize())(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info);
@@ -381,7 +381,7 @@ let cusparseSbsrsv2_bufferSizeExt$: typeof cusparseSbsrsv2_bufferSizeExt | undef
  * @param bsrSortedColIndA in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsrsv2Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`.
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockSize: number, info: T.bsrsv2Info_t | null): number {
   return (cusparseSbsrsv2_bufferSizeExt$ ??= bind$cusparseSbsrsv2_bufferSizeExt())(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info);

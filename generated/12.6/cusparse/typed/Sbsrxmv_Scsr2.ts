@@ -213,7 +213,7 @@ let cusparseScsr2gebsr_bufferSize$: typeof cusparseScsr2gebsr_bufferSize | undef
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes. */
 export function cusparseScsr2gebsr_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseScsr2gebsr_bufferSize$ ??= bind$cusparseScsr2gebsr_bufferSize())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
 }
@@ -251,7 +251,7 @@ let cusparseScsr2gebsr_bufferSizeExt$: typeof cusparseScsr2gebsr_bufferSizeExt |
  * @param csrSortedColIndA in `const int *`: device memory.
  * @param rowBlockDim in `int`.
  * @param colBlockDim in `int`.
- * @returns the value of `pBufferSize`: out `size_t *`. */
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseScsr2gebsr_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number): number {
   return (cusparseScsr2gebsr_bufferSizeExt$ ??= bind$cusparseScsr2gebsr_bufferSizeExt())(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim);
 }

@@ -48,7 +48,7 @@ let cusparseSgpsvInterleavedBatch_bufferSizeExt$: typeof cusparseSgpsvInterleave
  * @param dw in `const float *`: device memory.
  * @param x in `const float *`: device memory.
  * @param batchCount in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
   return (cusparseSgpsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseSgpsvInterleavedBatch_bufferSizeExt())(handle, algo, m, ds, dl, d, du, dw, x, batchCount);
 }
@@ -137,7 +137,7 @@ let cusparseSgtsv2StridedBatch_bufferSizeExt$: typeof cusparseSgtsv2StridedBatch
  * @param x in `const float *`: device memory.
  * @param batchCount in `int`.
  * @param batchStride in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseSgtsv2StridedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number): number {
   return (cusparseSgtsv2StridedBatch_bufferSizeExt$ ??= bind$cusparseSgtsv2StridedBatch_bufferSizeExt())(handle, m, dl, d, du, x, batchCount, batchStride);
 }
@@ -176,7 +176,7 @@ let cusparseSgtsv2_bufferSizeExt$: typeof cusparseSgtsv2_bufferSizeExt | undefin
  * @param du in `const float *`: device memory.
  * @param B in `const float *`: address or host buffer.
  * @param ldb in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseSgtsv2_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
   return (cusparseSgtsv2_bufferSizeExt$ ??= bind$cusparseSgtsv2_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }
@@ -239,7 +239,7 @@ let cusparseSgtsv2_nopivot_bufferSizeExt$: typeof cusparseSgtsv2_nopivot_bufferS
  * @param du in `const float *`: device memory.
  * @param B in `const float *`: address or host buffer.
  * @param ldb in `int`.
- * @returns the value of `bufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `bufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseSgtsv2_nopivot_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number): number {
   return (cusparseSgtsv2_nopivot_bufferSizeExt$ ??= bind$cusparseSgtsv2_nopivot_bufferSizeExt())(handle, m, n_, dl, d, du, B, ldb);
 }
@@ -302,7 +302,7 @@ let cusparseSgtsvInterleavedBatch_bufferSizeExt$: typeof cusparseSgtsvInterleave
  * @param du in `const float *`: device memory.
  * @param x in `const float *`: device memory.
  * @param batchCount in `int`.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number): number {
   return (cusparseSgtsvInterleavedBatch_bufferSizeExt$ ??= bind$cusparseSgtsvInterleavedBatch_bufferSizeExt())(handle, algo, m, dl, d, du, x, batchCount);
 }

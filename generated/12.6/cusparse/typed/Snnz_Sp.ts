@@ -188,7 +188,7 @@ let cusparseSpGEMM_estimateMemory$: typeof cusparseSpGEMM_estimateMemory | undef
  * @param chunk_fraction in `float`.
  * @param bufferSize3 in/out `size_t *`: this value in, the call's value returned.
  * @param externalBuffer3 in/out `void *`: device memory, or null.
- * @returns `{ bufferSize3, bufferSize2 }`: `bufferSize3`: in/out `size_t *`: this value in, the call's value returned; `bufferSize2`: out `size_t *`.
+ * @returns `{ bufferSize3, bufferSize2 }`: `bufferSize3`: in/out `size_t *`: this value in, the call's value returned; `bufferSize2`: out `size_t *`: a size in bytes.
  * @remarks Since CUDA 12.5. */
 export function cusparseSpGEMM_estimateMemory(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstSpMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseSpMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpGEMMAlg_t, spgemmDescr: T.cusparseSpGEMMDescr_t | null, chunk_fraction: number, bufferSize3: T.Int64, externalBuffer3: T.DeviceMemory | null): { bufferSize3: number; bufferSize2: number } {
   return (cusparseSpGEMM_estimateMemory$ ??= bind$cusparseSpGEMM_estimateMemory())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3);
@@ -524,7 +524,7 @@ let cusparseSpMMOp_createPlan$: typeof cusparseSpMMOp_createPlan | undefined;
  * @param mulOperationBufferSize in `size_t`.
  * @param epilogueNvvmBuffer in `const void *`: address or host buffer.
  * @param epilogueBufferSize in `size_t`.
- * @returns `{ plan, SpMMWorkspaceSize }`: `plan`: out `cusparseSpMMOpPlan_t *`; `SpMMWorkspaceSize`: out `size_t *`. */
+ * @returns `{ plan, SpMMWorkspaceSize }`: `plan`: out `cusparseSpMMOpPlan_t *`; `SpMMWorkspaceSize`: out `size_t *`: a size in bytes. */
 export function cusparseSpMMOp_createPlan(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMOpAlg_t, addOperationNvvmBuffer: T.Pointer, addOperationBufferSize: T.Int64, mulOperationNvvmBuffer: T.Pointer, mulOperationBufferSize: T.Int64, epilogueNvvmBuffer: T.Pointer, epilogueBufferSize: T.Int64): { plan: T.cusparseSpMMOpPlan_t; SpMMWorkspaceSize: number } {
   return (cusparseSpMMOp_createPlan$ ??= bind$cusparseSpMMOp_createPlan())(handle, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize);
 }
@@ -575,7 +575,7 @@ let cusparseSpMM_bufferSize$: typeof cusparseSpMM_bufferSize | undefined;
  * @param matC in `cusparseDnMatDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpMMAlg_t`.
- * @returns the value of `bufferSize`: out `size_t *`. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseSpMM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, beta: T.UntypedScalar, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMMAlg_t): number {
   return (cusparseSpMM_bufferSize$ ??= bind$cusparseSpMM_bufferSize())(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg);
 }
@@ -689,7 +689,7 @@ let cusparseSpMV_bufferSize$: typeof cusparseSpMV_bufferSize | undefined;
  * @param vecY in `cusparseDnVecDescr_t`.
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpMVAlg_t`.
- * @returns the value of `bufferSize`: out `size_t *`. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseSpMV_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, beta: T.UntypedScalar, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpMVAlg_t): number {
   return (cusparseSpMV_bufferSize$ ??= bind$cusparseSpMV_bufferSize())(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg);
 }
@@ -949,7 +949,7 @@ let cusparseSpSM_bufferSize$: typeof cusparseSpSM_bufferSize | undefined;
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpSMAlg_t`.
  * @param spsmDescr in `cusparseSpSMDescr_t`.
- * @returns the value of `bufferSize`: out `size_t *`. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseSpSM_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, opB: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, matB: T.cusparseConstDnMatDescr_t | null, matC: T.cusparseDnMatDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSMAlg_t, spsmDescr: T.cusparseSpSMDescr_t | null): number {
   return (cusparseSpSM_bufferSize$ ??= bind$cusparseSpSM_bufferSize())(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr);
 }
@@ -1107,7 +1107,7 @@ let cusparseSpSV_bufferSize$: typeof cusparseSpSV_bufferSize | undefined;
  * @param computeType in `cudaDataType`.
  * @param alg in `cusparseSpSVAlg_t`.
  * @param spsvDescr in `cusparseSpSVDescr_t`.
- * @returns the value of `bufferSize`: out `size_t *`. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseSpSV_bufferSize(handle: T.cusparseHandle_t | null, opA: T.cusparseOperation_t, alpha: T.UntypedScalar, matA: T.cusparseConstSpMatDescr_t | null, vecX: T.cusparseConstDnVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null, computeType: T.cudaDataType, alg: T.cusparseSpSVAlg_t, spsvDescr: T.cusparseSpSVDescr_t | null): number {
   return (cusparseSpSV_bufferSize$ ??= bind$cusparseSpSV_bufferSize())(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr);
 }
@@ -1244,7 +1244,7 @@ let cusparseSpVV_bufferSize$: typeof cusparseSpVV_bufferSize | undefined;
  * @param vecY in `cusparseConstDnVecDescr_t`.
  * @param result_ in `const void *`: address or host buffer.
  * @param computeType in `cudaDataType`.
- * @returns the value of `bufferSize`: out `size_t *`. */
+ * @returns the value of `bufferSize`: out `size_t *`: a size in bytes. */
 export function cusparseSpVV_bufferSize(handle: T.cusparseHandle_t | null, opX: T.cusparseOperation_t, vecX: T.cusparseConstSpVecDescr_t | null, vecY: T.cusparseConstDnVecDescr_t | null, result_: T.Pointer, computeType: T.cudaDataType): number {
   return (cusparseSpVV_bufferSize$ ??= bind$cusparseSpVV_bufferSize())(handle, opX, vecX, vecY, result_, computeType);
 }

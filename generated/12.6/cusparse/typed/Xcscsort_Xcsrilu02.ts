@@ -40,7 +40,7 @@ let cusparseXcscsort_bufferSizeExt$: typeof cusparseXcscsort_bufferSizeExt | und
  * @param nnz in `int`.
  * @param cscColPtrA in `const int *`: address or host buffer.
  * @param cscRowIndA in `const int *`: address or host buffer.
- * @returns the value of `pBufferSizeInBytes`: out `size_t *`. */
+ * @returns the value of `pBufferSizeInBytes`: out `size_t *`: a size in bytes. */
 export function cusparseXcscsort_bufferSizeExt(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, cscColPtrA: T.Pointer, cscRowIndA: T.Pointer): number {
   return (cusparseXcscsort_bufferSizeExt$ ??= bind$cusparseXcscsort_bufferSizeExt())(handle, m, n_, nnz, cscColPtrA, cscRowIndA);
 }

@@ -82,7 +82,7 @@ let cusparseZbsrilu02_bufferSize$: typeof cusparseZbsrilu02_bufferSize | undefin
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param info in `bsrilu02Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrilu02_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsrilu02Info_t | null): number {
   return (cusparseZbsrilu02_bufferSize$ ??= bind$cusparseZbsrilu02_bufferSize())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info);
@@ -121,7 +121,7 @@ let cusparseZbsrilu02_bufferSizeExt$: typeof cusparseZbsrilu02_bufferSizeExt | u
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsrilu02Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`.
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrilu02_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrilu02Info_t | null): number {
   return (cusparseZbsrilu02_bufferSizeExt$ ??= bind$cusparseZbsrilu02_bufferSizeExt())(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
@@ -180,7 +180,7 @@ let cusparseZbsrmm$: typeof cusparseZbsrmm | undefined;
  * @param n_ in `int`.
  * @param kb in `int`.
  * @param nnzb in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param bsrSortedValA in `const cuDoubleComplex *`: device memory.
  * @param bsrSortedRowPtrA in `const int *`: device memory.
@@ -188,7 +188,7 @@ let cusparseZbsrmm$: typeof cusparseZbsrmm | undefined;
  * @param blockSize in `const int`.
  * @param B in `const cuDoubleComplex *`: address or host buffer.
  * @param ldb in `const int`.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param C in/out `cuDoubleComplex *`: address or host buffer.
  * @param ldc in `int`. */
 export function cusparseZbsrmm(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n_: number, kb: number, nnzb: number, alpha: T.ComplexScalar, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockSize: number, B: T.Pointer, ldb: number, beta: T.ComplexScalar, C: T.Pointer, ldc: number): void {
@@ -231,14 +231,14 @@ let cusparseZbsrmv$: typeof cusparseZbsrmv | undefined;
  * @param mb in `int`.
  * @param nb in `int`.
  * @param nnzb in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param bsrSortedValA in `const cuDoubleComplex *`: device memory.
  * @param bsrSortedRowPtrA in `const int *`: device memory.
  * @param bsrSortedColIndA in `const int *`: device memory.
  * @param blockDim in `int`.
  * @param x in `const cuDoubleComplex *`: device memory.
- * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param beta in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param y in/out `cuDoubleComplex *`: device memory. */
 export function cusparseZbsrmv(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nb: number, nnzb: number, alpha: T.ComplexScalar, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockDim: number, x: T.DeviceMemory | null, beta: T.ComplexScalar, y: T.DeviceMemory | null): void {
   return (cusparseZbsrmv$ ??= bind$cusparseZbsrmv())(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y);
@@ -320,7 +320,7 @@ let cusparseZbsrsm2_bufferSize$: typeof cusparseZbsrsm2_bufferSize | undefined;
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsrsm2Info_t`.
- * @returns the value of `pBufferSizeInBytes`: out `int *`.
+ * @returns the value of `pBufferSizeInBytes`: out `int *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrsm2_bufferSize(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrsm2Info_t | null): number {
   return (cusparseZbsrsm2_bufferSize$ ??= bind$cusparseZbsrsm2_bufferSize())(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
@@ -365,7 +365,7 @@ let cusparseZbsrsm2_bufferSizeExt$: typeof cusparseZbsrsm2_bufferSizeExt | undef
  * @param bsrSortedColInd in `const int *`: device memory.
  * @param blockSize in `int`.
  * @param info in `bsrsm2Info_t`.
- * @returns the value of `pBufferSize`: out `size_t *`.
+ * @returns the value of `pBufferSize`: out `size_t *`: a size in bytes.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrsm2_bufferSizeExt(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transB: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrsm2Info_t | null): number {
   return (cusparseZbsrsm2_bufferSizeExt$ ??= bind$cusparseZbsrsm2_bufferSizeExt())(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info);
@@ -409,7 +409,7 @@ let cusparseZbsrsm2_solve$: typeof cusparseZbsrsm2_solve | undefined;
  * @param mb in `int`.
  * @param n_ in `int`.
  * @param nnzb in `int`.
- * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }` or `[re, im]`), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
+ * @param alpha in `const cuDoubleComplex *`: a scalar: the value itself (`{ re, im }`, `[re, im]` or a real number), or a host buffer holding it, or `{ ptr }` device memory holding it (device pointer mode).
  * @param descrA in `const cusparseMatDescr_t`.
  * @param bsrSortedVal in `const cuDoubleComplex *`: device memory.
  * @param bsrSortedRowPtr in `const int *`: device memory.
