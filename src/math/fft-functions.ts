@@ -1,13 +1,17 @@
 // One-line transforms like cupy.fft: fft/ifft (last axis), fftn/ifftn (every axis, up to 3), rfft/irfft
 // and rfftn/irfftn, each returning a StridedView (a new packed buffer unless `out` is given). Plans come
 // from a small LRU cache keyed by context, stream and layout (like CuPy's per-device plan cache), so a
-// loop calling fft() on same-shaped data makes one plan. Scaling defaults to numpy's 'backward' here
-// (ifft(fft(x)) = x), unlike FftPlan whose default is cuFFT's unnormalized transform.
+// loop calling fft() on same-shaped data makes one plan; each function also remembers what its last call
+// resolved, so a call with the same layouts and options as the one before skips the geometry, the cache
+// key and the plan's operand checks (a few property reads and array compares instead). Scaling defaults
+// to numpy's 'backward' here (ifft(fft(x)) = x), unlike FftPlan whose default is cuFFT's unnormalized
+// transform.
 import { checkKeys, describe } from '../describe';
 import { Context } from '../context';
 import { DeviceBuffer } from '../memory/device-buffer';
 import { DTYPE_SIZES, StridedView, contiguousStrides, type DType } from '../memory/strided-view';
 import { Stream, toStream, type StreamLike } from '../stream';
+import * as drv from '../driver';
 import { checkCount, operand, type Operand } from './common';
 import { FftPlan, commonOptions, type ResolvedCommon } from './fft';
 import { fftDtypes, geometryFromViews, geometryKey, sideExtents, type FftGeometry, type FftNormalize, type FftType } from './fft-layout';
@@ -29,6 +33,8 @@ export interface IrfftOptions extends FftCallOptions {
 }
 
 interface Kind {
+  /** Index of the kind's memo (see {@link Memo}). */
+  readonly id: number;
   readonly where: string;
   readonly type: FftType;
   readonly inverse: boolean;
@@ -37,14 +43,14 @@ interface Kind {
 }
 
 const KINDS = {
-  fft: { where: 'fft', type: 'c2c', inverse: false, all: false },
-  ifft: { where: 'ifft', type: 'c2c', inverse: true, all: false },
-  fftn: { where: 'fftn', type: 'c2c', inverse: false, all: true },
-  ifftn: { where: 'ifftn', type: 'c2c', inverse: true, all: true },
-  rfft: { where: 'rfft', type: 'r2c', inverse: false, all: false },
-  irfft: { where: 'irfft', type: 'c2r', inverse: true, all: false },
-  rfftn: { where: 'rfftn', type: 'r2c', inverse: false, all: true },
-  irfftn: { where: 'irfftn', type: 'c2r', inverse: true, all: true },
+  fft: { id: 0, where: 'fft', type: 'c2c', inverse: false, all: false },
+  ifft: { id: 1, where: 'ifft', type: 'c2c', inverse: true, all: false },
+  fftn: { id: 2, where: 'fftn', type: 'c2c', inverse: false, all: true },
+  ifftn: { id: 3, where: 'ifftn', type: 'c2c', inverse: true, all: true },
+  rfft: { id: 4, where: 'rfft', type: 'r2c', inverse: false, all: false },
+  irfft: { id: 5, where: 'irfft', type: 'c2r', inverse: true, all: false },
+  rfftn: { id: 6, where: 'rfftn', type: 'r2c', inverse: false, all: true },
+  irfftn: { id: 7, where: 'irfftn', type: 'c2r', inverse: true, all: true },
 } as const satisfies Record<string, Kind>;
 
 /** The C2C forward transform of `x`'s last axis (the leading axes are a batch), like `cupy.fft.fft`. */
@@ -85,8 +91,17 @@ const KEYS = ['out', 'stream', 'normalize', 'dtype'];
 const IRFFT_KEYS = [...KEYS, 'n'];
 
 function transform(kind: Kind, x: Operand, options: IrfftOptions | undefined): StridedView {
-  const where = kind.where;
   const o = options ?? NO_OPTIONS;
+  const m = memos[kind.id];
+  if (m !== undefined && x instanceof StridedViewClass && typeof o === 'object' && o !== null) {
+    const done = again(kind, m, x, o);
+    if (done !== undefined) return done;
+  }
+  return resolveAndRun(kind, x, o);
+}
+
+function resolveAndRun(kind: Kind, x: Operand, o: IrfftOptions): StridedView {
+  const where = kind.where;
   if (typeof o !== 'object' || o === null) throw new TypeError(`${where}: options must be an object, got ${describe(o)}`);
   checkKeys(where, o, kind.type === 'c2r' ? IRFFT_KEYS : KEYS);
   const common = commonOptions(where, o, 'backward');
@@ -102,17 +117,19 @@ function transform(kind: Kind, x: Operand, options: IrfftOptions | undefined): S
   const outDtype = fftDtypes(kind.type, precision).output;
   const given = o.out === undefined ? undefined : asResult(where, o.out, outShape, outDtype);
   const stream = streamOf(where, common.stream);
-  if (given !== undefined) return execute(where, kind, input, given, rank, stream, common);
-  const out = newResult(outShape, outDtype, stream);
+  const out = given ?? newResult(outShape, outDtype, stream);
+  let plan: FftPlan;
   try {
-    return execute(where, kind, input, out, rank, stream, common);
+    plan = execute(where, kind, input, out, rank, stream, common);
   } catch (e) {
-    out.buffer.close();
+    if (given === undefined) out.buffer.close();
     throw e;
   }
+  remember(kind, x, o, plan, stream, out, given !== undefined);
+  return out;
 }
 
-function execute(where: string, kind: Kind, input: StridedView, out: StridedView, rank: number, stream: Stream, common: ResolvedCommon): StridedView {
+function execute(where: string, kind: Kind, input: StridedView, out: StridedView, rank: number, stream: Stream, common: ResolvedCommon): FftPlan {
   const g = geometryFromViews(where, input, out, rank);
   const plan = cachedPlan(where, stream, g, common.normalize, common.workspace);
   try {
@@ -121,7 +138,88 @@ function execute(where: string, kind: Kind, input: StridedView, out: StridedView
   } finally {
     if (capacity === 0) plan.close(); // caching off: the plan goes once its work is enqueued
   }
+  return plan;
+}
+
+// ── the last call of each function ───────────────────────────────────────────────────────────────
+
+/**
+ * What a call resolved: the options as given, the layouts of x and of the result, the stream and
+ * the plan. The next call of the same function with equal options and layouts reuses it (the arrays
+ * compared element by element, the plan and stream checked open); anything else takes the full path.
+ */
+interface Memo {
+  readonly plan: FftPlan;
+  readonly stream: Stream;
+  /** The stream option as given (undefined: the default stream of the context current then). */
+  readonly streamOption: StreamLike | undefined;
+  readonly normalize: FftNormalize | undefined;
+  readonly dtype: DType | undefined;
+  readonly n: unknown;
+  readonly inDtype: DType;
+  readonly inShape: readonly number[];
+  readonly inStrides: readonly number[];
+  readonly outDtype: DType;
+  readonly outShape: readonly number[];
+  /** A given out's strides; undefined when the call made a new packed result. */
+  readonly outStrides: readonly number[] | undefined;
+}
+/** By Kind.id. */
+const memos: (Memo | undefined)[] = [];
+// held in module constants, as src/launch.ts does (an imported name is a getter call in CommonJS)
+const StridedViewClass = StridedView;
+const DeviceBufferClass = DeviceBuffer;
+const currentContextHandle = drv.currentContextHandle;
+
+/** Notes what a call resolved, when its operands and stream are of the kinds {@link again} compares. */
+function remember(kind: Kind, x: Operand, o: IrfftOptions, plan: FftPlan, stream: Stream, out: StridedView, given: boolean): void {
+  if (capacity === 0 || !(x instanceof StridedView) || (given && !(o.out instanceof StridedView)) || (o.stream !== undefined && !(o.stream instanceof Stream))) {
+    memos[kind.id] = undefined;
+    return;
+  }
+  memos[kind.id] = {
+    plan, stream, streamOption: o.stream, normalize: o.normalize, dtype: o.dtype, n: o.n,
+    inDtype: x.dtype, inShape: x.shape, inStrides: x.strides, outDtype: out.dtype, outShape: out.shape, outStrides: given ? out.strides : undefined,
+  };
+}
+
+/** The call made again with what the last call of `kind` resolved, or undefined when anything differs. */
+function again(kind: Kind, m: Memo, x: StridedView, o: IrfftOptions): StridedView | undefined {
+  const { plan, stream } = m;
+  if (plan.closed || stream.closed || stream.context.closed) return undefined;
+  if (o.stream !== m.streamOption || o.normalize !== m.normalize || o.dtype !== m.dtype || o.n !== m.n) return undefined;
+  if (x.dtype !== m.inDtype || !sameNumbers(x.shape, m.inShape) || !sameNumbers(x.strides, m.inStrides)) return undefined;
+  const xb = x.buffer;
+  const given = o.out;
+  if (!(xb instanceof DeviceBufferClass) || (given === undefined) !== (m.outStrides === undefined)) return undefined;
+  if (given !== undefined && !(given instanceof StridedViewClass && given.buffer instanceof DeviceBufferClass && given.dtype === m.outDtype && sameNumbers(given.shape, m.outShape) && sameNumbers(given.strides, m.outStrides!))) return undefined;
+  if (!knownKeys(o, kind.type === 'c2r' ? IRFFT_KEYS : KEYS)) return undefined;
+  stream.check(kind.where);
+  // the default stream is the current context's: this plan's only while its context is current
+  const bound = o.stream === undefined;
+  if (bound && currentContextHandle() !== stream.context.handle) return undefined;
+  const ip = xb.launchAddress() + x.byteOffset;
+  const out = given ?? newResult(m.outShape, m.outDtype, stream);
+  try {
+    plan.enqueue(kind.inverse, ip, (out.buffer as DeviceBuffer).launchAddress() + out.byteOffset, x, out, bound);
+  } catch (e) {
+    if (given === undefined) out.buffer.close();
+    throw e;
+  }
   return out;
+}
+
+function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** True when every enumerable key of `o` is one of `keys` (checkKeys without its array of keys). */
+function knownKeys(o: object, keys: readonly string[]): boolean {
+  for (const k in o) if (!keys.includes(k)) return false;
+  return true;
 }
 
 /** The shape of the result: the complex side's last axis is n/2 + 1 (r2c), or `n` (c2r, default 2·(m − 1)). */
@@ -163,9 +261,10 @@ function asResult(where: string, out: unknown, shape: number[], dtype: DType): S
   throw new TypeError(`${where}: out must be a DeviceBuffer or a StridedView of device memory, got ${describe(out)}`);
 }
 
-function newResult(shape: number[], dtype: DType, stream: Stream): StridedView {
-  const bytes = shape.reduce((a, b) => a * b, 1) * DTYPE_SIZES[dtype];
-  return StridedView.of(DeviceBuffer.alloc(bytes, { stream }), { dtype, shape, strides: contiguousStrides(shape) });
+function newResult(shape: readonly number[], dtype: DType, stream: Stream): StridedView {
+  let count = 1;
+  for (let d = 0; d < shape.length; d++) count *= shape[d];
+  return StridedView.of(DeviceBuffer.alloc(count * DTYPE_SIZES[dtype], { stream }), { dtype, shape, strides: contiguousStrides(shape) });
 }
 
 /** Legacy default streams of each context, made once (resolveStream would make a wrapper per call). */
@@ -213,6 +312,7 @@ function evict(): void {
   for (const [key, plan] of cache) {
     if (cache.size <= capacity && !plan.stream.closed) continue;
     cache.delete(key);
+    for (let i = 0; i < memos.length; i++) if (memos[i]?.plan === plan) memos[i] = undefined;
     plan.close();
   }
 }
@@ -233,12 +333,14 @@ export const fftPlanCache = {
   },
   set maxSize(n: number) {
     capacity = checkCount('fftPlanCache.maxSize', 'value', n, 0);
+    if (capacity === 0) memos.length = 0;
     evict();
   },
   /** Closes every cached plan. */
   clear(): void {
     const plans = [...cache.values()];
     cache.clear();
+    memos.length = 0;
     for (const p of plans) p.close();
   },
 };

@@ -1,15 +1,19 @@
 // FftPlan: a cuFFT plan (cufftHandle) for 1-D, 2-D or 3-D transforms, C2C / R2C / C2R in single or
 // double precision, batched, with each side's layout taken from row-major strides (src/math/fft-layout.ts),
-// bound to a Stream. Made once, executed many times: the hot path is a few property reads, one context
-// bind and the cuFFT call. Its workspace comes from the caching allocator by default (cuFFT's
-// auto-allocation off, cufftSetWorkArea), so plans kept alive hold no cudaMalloc'd scratch of their own.
+// bound to a Stream. Made once, executed many times: the hot path is a few property reads (operands seen
+// by the last call and unchanged since, by the validity count, are not checked again), the door's cached
+// context binding on a created stream, and the cuFFT C function. Its workspace comes from the caching
+// allocator by default (cuFFT's auto-allocation off, cufftSetWorkArea), so plans kept alive hold no
+// cudaMalloc'd scratch of their own.
 // cuFFT loads on the first plan, never at import. fft()/ifft()/… with a plan cache: fft-functions.ts.
 import { describe, checkKeys } from '../describe';
 import { whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from '../memory/device-buffer';
 import { StridedView } from '../memory/strided-view';
 import { anyCapture, noteUse } from '../graph/capture';
+import * as drv from '../driver';
 import { loadCufft, type cufft } from '../releases';
+import { validity } from '../validity';
 import type { Stream, StreamLike } from '../stream';
 import type { Context } from '../context';
 import { StreamBoundResource, checkCount, resolveStream, type Operand } from './common';
@@ -71,7 +75,44 @@ const EXEC: Record<FftPrecision, Record<FftType, 'cufftExecC2C' | 'cufftExecR2C'
   single: { c2c: 'cufftExecC2C', r2c: 'cufftExecR2C', c2r: 'cufftExecC2R' },
   double: { c2c: 'cufftExecZ2Z', r2c: 'cufftExecD2Z', c2r: 'cufftExecZ2D' },
 };
-type Exec = (plan: PlanHandle, idata: number, odata: number, direction: number) => void;
+/** A cufftExec* C function (the one the typed layer calls): returns the cufftResult. */
+type Exec = (plan: PlanHandle, idata: number, odata: number, direction: number) => number;
+type ExecName = (typeof EXEC)[FftPrecision][FftType];
+
+/** What a plan calls once made (the typed module; unit tests hand in a stand-in). @internal */
+export type PlanApi = Pick<CufftApi, 'binder' | 'cufftSetStream' | 'cufftSetWorkArea' | 'CufftError'>;
+
+/**
+ * The C function behind each cufftExec* typed function, bound once per process through the typed
+ * module's own binder. The plan calls it directly: its operands were checked once (and the addresses
+ * are numbers of a checked buffer), while the typed function would check each address again per call,
+ * an `x % 1` on a heap number apiece (15-30 ns a call on the dev machine: bench/math-fft-cpu.ts's typed
+ * row). A failing status becomes the typed layer's own CufftError.
+ */
+const execs = new WeakMap<PlanApi, Map<ExecName, Exec>>();
+function execOf(api: PlanApi, name: ExecName): Exec {
+  let byName = execs.get(api);
+  if (byName === undefined) execs.set(api, (byName = new Map()));
+  let fn = byName.get(name);
+  if (fn === undefined) byName.set(name, (fn = api.binder.native(name) as Exec));
+  return fn;
+}
+
+const FORWARD = CUFFT_DIRECTION.forward;
+const INVERSE = CUFFT_DIRECTION.inverse;
+
+// What every execution uses from other modules, held in module constants as src/launch.ts does: an
+// imported name is read off its module object at each use (a getter call in tsx's and esbuild's CommonJS).
+const counts = validity;
+const capturing = anyCapture;
+const bindHinted = drv.bindHinted;
+
+/** After a call under the cached binding failed: binds for real and returns true when another context was current (call again). */
+function rebindIfOther(ctx: Context): boolean {
+  if (drv.currentContextHandle() === ctx.handle) return false;
+  ctx.bind();
+  return true;
+}
 
 /** What the destroy closure frees: the handle and the workspace (which setStream may replace). */
 interface PlanState {
@@ -109,13 +150,29 @@ export class FftPlan extends StreamBoundResource {
   readonly workspaceBytes: number;
   private readonly h: PlanHandle;
   private readonly state: PlanState;
+  private readonly api: PlanApi;
   private readonly exec: Exec;
+  private readonly execName: ExecName;
   private readonly inputBytes: number;
   private readonly outputBytes: number;
-  private readonly factors: { forward: number; inverse: number };
+  private readonly forwardFactor: number;
+  private readonly inverseFactor: number;
   private readonly scaling: ScalePlan | undefined;
+  /** True when an input may be transformed in place (c2c with equal input and output layouts). */
+  private readonly inPlaceOk: boolean;
+  /** The current stream is a created one (not a default stream): the cached context binding is enough. */
+  private hinted: boolean;
+  // The last call's operands and their addresses, valid while the validity count stays at `checkedEpoch`
+  // (any close, sticky error or parked host error moves it): the same operands again skip every check.
+  private lastInput: Operand | undefined;
+  private lastOutput: Operand | undefined;
+  // Addresses past 2³¹ are heap numbers: a field that starts undefined holds them by reference (V8's
+  // tagged representation), so reading one for the call allocates nothing (a double field would copy).
+  private lastIp: number | undefined = undefined;
+  private lastOp: number | undefined = undefined;
+  private checkedEpoch = -1;
 
-  private constructor(g: FftGeometry, stream: Stream, h: PlanHandle, state: PlanState, workspaceBytes: number, normalize: FftNormalize, exec: Exec) {
+  private constructor(g: FftGeometry, stream: Stream, h: PlanHandle, state: PlanState, workspaceBytes: number, normalize: FftNormalize, api: PlanApi) {
     const ctx = stream.context;
     super('FftPlan', () => destroyPlan(ctx, h, state), stream);
     this.type = g.type;
@@ -128,11 +185,17 @@ export class FftPlan extends StreamBoundResource {
     this.workspaceBytes = workspaceBytes;
     this.h = h;
     this.state = state;
-    this.exec = exec;
+    this.api = api;
+    this.execName = EXEC[g.precision][g.type];
+    this.exec = execOf(api, this.execName);
     this.inputBytes = g.input.extent * sizeOf(g.input);
     this.outputBytes = g.output.extent * sizeOf(g.output);
-    this.factors = normalizeFactors(normalize, g.n.reduce((a, b) => a * b, 1));
+    const factors = normalizeFactors(normalize, g.n.reduce((a, b) => a * b, 1));
+    this.forwardFactor = factors.forward;
+    this.inverseFactor = factors.inverse;
     this.scaling = normalize === 'none' ? undefined : scalePlan(g.output);
+    this.inPlaceOk = g.type === 'c2c' && sameLayout(g.input, g.output);
+    this.hinted = stream.handle > 2;
   }
 
   /** A plan given by sizes: `FftPlan.create({ shape: [12, 35], type: 'r2c', batch: 4 })`. */
@@ -188,7 +251,7 @@ export class FftPlan extends StreamBoundResource {
       }
       throw e;
     }
-    return new FftPlan(g, stream, h, state, bytes, o.normalize, api[EXEC[g.precision][g.type]] as unknown as Exec);
+    return new FftPlan(g, stream, h, state, bytes, o.normalize, api);
   }
 
   /** The cufftHandle, for typed-layer calls (`cufft.cufftGetSize(plan.handle)`); valid until close(). */
@@ -200,27 +263,63 @@ export class FftPlan extends StreamBoundResource {
   /** The forward transform (C2C or R2C) of `input` into `output` (default: in place, C2C only). Returns `output`. */
   forward<O extends Operand>(input: Operand, output?: O): O {
     if (this.type === 'c2r') throw new TypeError('FftPlan.forward: a c2r plan transforms inverse only (use inverse)');
-    return this.run('FftPlan.forward', CUFFT_DIRECTION.forward, this.factors.forward, input, (output ?? input) as O);
+    const out = output === undefined ? (input as O) : output;
+    this.run('FftPlan.forward', false, input, out);
+    return out;
   }
 
   /** The inverse transform (C2C or C2R) of `input` into `output` (default: in place, C2C only). Returns `output`. C2R overwrites its input (cuFFT's own rule). */
   inverse<O extends Operand>(input: Operand, output?: O): O {
     if (this.type === 'r2c') throw new TypeError('FftPlan.inverse: an r2c plan transforms forward only (use forward)');
-    return this.run('FftPlan.inverse', CUFFT_DIRECTION.inverse, this.factors.inverse, input, (output ?? input) as O);
+    const out = output === undefined ? (input as O) : output;
+    this.run('FftPlan.inverse', true, input, out);
+    return out;
   }
 
-  private run<O extends Operand>(where: string, direction: number, factor: number, input: Operand, output: O): O {
+  private run(where: string, inverse: boolean, input: Operand, output: Operand): void {
+    if (input !== this.lastInput || output !== this.lastOutput || this.checkedEpoch !== counts.epoch) this.resolve(where, input, output);
+    this.enqueue(inverse, this.lastIp!, this.lastOp!, input, output, false);
+  }
+
+  /** Checks the plan, its stream and both operands, and remembers their addresses for the calls that follow. */
+  private resolve(where: string, input: Operand, output: Operand): void {
     this.checkUsable(where);
     if (output === input && this.type !== 'c2c') throw new TypeError(`${where}: an in-place ${this.type} transform needs two views of one buffer (real and complex), not the same operand twice`);
     const ip = addressOf(where, 'input', input, this.input, this.inputBytes);
     const op = output === input ? ip : addressOf(where, 'output', output, this.output, this.outputBytes);
-    if (ip === op && this.type === 'c2c' && !sameLayout(this.input, this.output)) throw new RangeError(`${where}: in place, the input and output layouts must be equal`);
-    const stream = this.stream;
-    this.context.bind();
-    if (anyCapture()) noteUse(this.context, stream.handle, this, bufferOf(input), bufferOf(output));
-    this.exec(this.h, ip, op, direction);
-    if (factor !== 1) scaleSide(stream, op, this.scaling!, factor);
-    return output;
+    if (ip === op && this.type === 'c2c' && !this.inPlaceOk) throw new RangeError(`${where}: in place, the input and output layouts must be equal`);
+    this.lastInput = input;
+    this.lastOutput = output;
+    this.lastIp = ip;
+    this.lastOp = op;
+    this.checkedEpoch = counts.epoch;
+  }
+
+  /**
+   * Binds the context and calls cuFFT on operands already checked at `ip` → `op`, then scales as
+   * `normalize` says. `bound`: the caller just saw the plan's context current. On a created stream the door's
+   * cached binding is trusted (a cuFFT call under another context fails, since the stream is not that
+   * context's, or runs in the stream's own): after a failure with another context current, it binds
+   * for real and calls again. The default streams belong to whichever context is current: a real bind.
+   * @internal (fft-functions.ts calls it with operands it checked itself)
+   */
+  enqueue(inverse: boolean, ip: number, op: number, input: Operand, output: Operand, bound: boolean): void {
+    const ctx = this.context;
+    const direction = inverse ? INVERSE : FORWARD;
+    const hinted = this.hinted && !bound;
+    if (hinted) bindHinted(ctx);
+    else if (!bound) ctx.bind();
+    if (capturing()) noteUse(ctx, this.stream.handle, this, bufferOf(input), bufferOf(output));
+    let status = this.callExec(ip, op, direction);
+    if (status !== 0 && hinted && rebindIfOther(ctx)) status = this.callExec(ip, op, direction);
+    if (status !== 0) throw new this.api.CufftError(this.execName, status);
+    const factor = inverse ? this.inverseFactor : this.forwardFactor;
+    if (factor !== 1) scaleSide(this.stream, op, this.scaling!, factor);
+  }
+
+  /** The cufftExec* call: C2C/Z2Z take the direction, the real transforms do not (koffi counts arguments). */
+  private callExec(ip: number, op: number, direction: number): number {
+    return this.type === 'c2c' ? this.exec(this.h, ip, op, direction) : (this.exec as (plan: PlanHandle, idata: number, odata: number) => number)(this.h, ip, op);
   }
 
   /**
@@ -233,7 +332,9 @@ export class FftPlan extends StreamBoundResource {
     const s = resolveStream(where, stream);
     if (s === this.stream) return this;
     this.adoptStream(s);
-    const api = loadCufft();
+    this.hinted = s.handle > 2;
+    this.checkedEpoch = -1;
+    const api = this.api;
     this.context.bind();
     api.cufftSetStream(this.h, s.handle as unknown as cufft.cudaStream_t);
     const old = this.state.workspace;
@@ -244,6 +345,14 @@ export class FftPlan extends StreamBoundResource {
       old.close();
     }
     return this;
+  }
+
+  /** Destroys the plan (its workspace goes back to the pool) and forgets the last operands. */
+  override close(): void {
+    this.lastInput = undefined;
+    this.lastOutput = undefined;
+    this.checkedEpoch = -1;
+    super.close();
   }
 
   /** `FftPlan(c2c single [1024] × 8, stream)`. */
@@ -317,11 +426,18 @@ function matches(v: StridedView, side: FftSide): boolean {
   return count === side.shape[0];
 }
 
-/** cufftMakePlanMany64 with the geometry's layouts; returns the workspace size. */
+/**
+ * cufftMakePlanMany64 with the geometry's layouts; returns the workspace size. A C2C plan whose sides
+ * are both packed gets cuFFT's basic layout (NULL embeds), the plan cufftPlan1d/2d/3d make from C: the
+ * same kernels as C code's (packed C2C addresses the same elements in place and out of place). Real
+ * transforms keep the explicit layout, since cuFFT's basic layout pads the real side when in place.
+ */
 function makePlanMany(api: CufftApi, h: PlanHandle, g: FftGeometry): number {
   const rank = g.n.length;
+  const n = BigInt64Array.from(g.n, BigInt);
+  const type = CUFFT_TYPE[g.precision][g.type] as cufft.cufftType;
+  if (g.type === 'c2c' && g.input.contiguous && g.output.contiguous) return api.cufftMakePlanMany64(h, rank, n, null, 1, 0, null, 1, 0, type, g.batch);
   const i = cufftLayout('FftPlan', 'input', g.input.shape, g.input.strides);
   const o = cufftLayout('FftPlan', 'output', g.output.shape, g.output.strides);
-  const n = BigInt64Array.from(g.n, BigInt);
-  return api.cufftMakePlanMany64(h, rank, n, BigInt64Array.from(i.embed, BigInt), i.stride, i.dist, BigInt64Array.from(o.embed, BigInt), o.stride, o.dist, CUFFT_TYPE[g.precision][g.type] as cufft.cufftType, g.batch);
+  return api.cufftMakePlanMany64(h, rank, n, BigInt64Array.from(i.embed, BigInt), i.stride, i.dist, BigInt64Array.from(o.embed, BigInt), o.stride, o.dist, type, g.batch);
 }

@@ -1,6 +1,7 @@
 // FftPlan and fft()/ifft()/… without a GPU or cuFFT: every argument check throws its TypeError/RangeError
 // before cuFFT loads, the layouts cuFFT is given, the cufftType codes, and what a valid execution hands
-// to cuFFT (a plan over a fake handle, a driverless context and a spied exec function).
+// to cuFFT (a plan over a fake handle, a driverless context and a spied exec function), and what the hot
+// paths remember between calls (the last operands, the cached context binding, fft()'s last call).
 import * as cufftTypes from '../../generated/13.0/cufft/types';
 import * as releases from '../../src/releases';
 import { DeviceBuffer } from '../../src/memory/device-buffer';
@@ -10,7 +11,7 @@ import { CUFFT_DIRECTION, CUFFT_TYPE, FftPlan } from '../../src/math/fft';
 import { fft, fftPlanCache, fftn, ifft, irfft, rfft } from '../../src/math/fft-functions';
 import { cufftLayout, geometryFromSizes, geometryFromViews, geometryKey, normalizeFactors, type FftGeometry } from '../../src/math/fft-layout';
 import * as scaling from '../../src/math/fft-scale';
-import { driverlessContext } from '../helpers/fake-driver';
+import { driverlessContext, fakeDriver, out } from '../helpers/fake-driver';
 
 const ctx = driverlessContext();
 
@@ -131,14 +132,26 @@ describe('FftPlan.create / FftPlan.like argument checks (cuFFT not loaded)', () 
 });
 
 type PlanCtor = new (...args: unknown[]) => FftPlan;
-/** A plan over a fake handle on a driverless context's legacy stream: exec is a spy. */
-function fakePlan(g: FftGeometry, normalize: 'none' | 'backward' | 'ortho' = 'none'): { plan: FftPlan; exec: jest.Mock } {
-  const exec = jest.fn();
-  const stream = Stream.legacyDefault(ctx);
-  const plan = new (FftPlan as unknown as PlanCtor)(g, stream, 7, { workspace: undefined }, 0, normalize, exec);
+class FakeCufftError extends Error {
+  constructor(
+    readonly func: string,
+    readonly code: number,
+  ) {
+    super(`${func}: cufftResult ${code}`);
+  }
+}
+/** The parts of the typed module a made plan calls: exec is a spy returning CUFFT_SUCCESS. */
+function fakeApi() {
+  const exec = jest.fn((..._args: unknown[]) => 0);
+  return { exec, api: { binder: { native: () => exec }, cufftSetStream: jest.fn(), cufftSetWorkArea: jest.fn(), CufftError: FakeCufftError } };
+}
+/** A plan over a fake handle (7) on `stream` (default: a driverless context's legacy stream). */
+function fakePlan(g: FftGeometry, normalize: 'none' | 'backward' | 'ortho' = 'none', stream = Stream.legacyDefault(ctx)) {
+  const { exec, api } = fakeApi();
+  const plan = new (FftPlan as unknown as PlanCtor)(g, stream, 7, { workspace: undefined }, 0, normalize, api);
   // closing must not reach cuFFT here: the destroy is replaced
   (plan.core as unknown as { destroyNative: () => void }).destroyNative = () => undefined;
-  return { plan, exec };
+  return { plan, exec, api };
 }
 
 describe('FftPlan executions (fake plan)', () => {
@@ -210,6 +223,87 @@ describe('FftPlan executions (fake plan)', () => {
   });
 });
 
+describe('what the hot path remembers between calls', () => {
+  const A = BASE_ADDRESS;
+  const B = BASE_ADDRESS + 0x100000;
+  const C = BASE_ADDRESS + 0x200000;
+
+  test('the last operands skip their checks, yet another buffer, a closed one or a closed plan is seen', () => {
+    const { plan, exec } = fakePlan(geometryFromSizes('t', 'c2c', 'single', [16], 1));
+    const a = new FakeBuffer(128, A);
+    const b = new FakeBuffer(128, B);
+    const c = new FakeBuffer(128, C);
+    plan.forward(a, b);
+    plan.forward(a, b);
+    plan.forward(a, c);
+    plan.inverse(c, a);
+    plan.inverse(c);
+    expect(exec.mock.calls).toEqual([[7, A, B, -1], [7, A, B, -1], [7, A, C, -1], [7, C, A, 1], [7, C, C, 1]]);
+    // views over the same memory are other operands: checked, then remembered in turn
+    const va = StridedView.of(a, { dtype: 'c64', shape: [16] });
+    expect(() => plan.forward(va, StridedView.of(b, { dtype: 'c64', shape: [8] }))).toThrow(/FftPlan.forward: output has shape \[8\]/);
+    plan.forward(va, c);
+    expect(exec).toHaveBeenLastCalledWith(7, A, C, -1);
+    c.close(); // the operands of the last call: a close moves the validity count, so they are checked again
+    expect(() => plan.forward(va, c)).toThrow(/closed/);
+    expect(exec).toHaveBeenCalledTimes(6);
+    plan.close();
+    expect(() => plan.forward(a, b)).toThrow(/FftPlan.forward.*closed/);
+  });
+
+  test('a created stream trusts the last bind; a failure under another context binds and calls once more', () => {
+    let current: number = ctx.handle;
+    const fake = fakeDriver(ctx, { cuCtxGetCurrent: (slot: unknown) => out(slot, current), cuCtxSetCurrent: (h: number) => ((current = h), 0), cuStreamDestroy: () => 0 });
+    const bind = jest.spyOn(ctx, 'bind');
+    try {
+      const { plan, exec, api } = fakePlan(geometryFromSizes('t', 'c2c', 'single', [16], 1));
+      const a = new FakeBuffer(128, A);
+      const b = new FakeBuffer(128, B);
+      plan.forward(a, b);
+      plan.forward(a, b);
+      expect(bind).toHaveBeenCalledTimes(2); // the legacy default stream is the current context's: a real bind per call
+      const created = Stream.adoptCreated(0x5e00 as never, ctx);
+      plan.setStream(created);
+      expect(api.cufftSetStream).toHaveBeenLastCalledWith(7, 0x5e00);
+      plan.forward(a, b); // may bind for real once: the door's last bind may have been another context's
+      const calls = fake.calls.length;
+      bind.mockClear();
+      for (let i = 0; i < 3; i++) plan.forward(a, b);
+      expect(fake.calls.slice(calls)).toEqual([]); // no cuCtxGetCurrent per call
+      expect(bind).not.toHaveBeenCalled();
+      expect(exec).toHaveBeenCalledTimes(6);
+      // native code made another context current behind the door's back: the call fails, the plan binds, calls again
+      current = 0x9999;
+      exec.mockImplementationOnce(() => 6);
+      plan.forward(a, b);
+      expect(exec).toHaveBeenCalledTimes(8);
+      expect(bind).toHaveBeenCalledTimes(1);
+      // a failure under the plan's own context is cuFFT's: thrown, not retried
+      current = ctx.handle;
+      exec.mockImplementationOnce(() => 6);
+      expect(() => plan.forward(a, b)).toThrow(FakeCufftError);
+      expect(exec).toHaveBeenCalledTimes(9);
+      // back on a default stream: a real bind per call again
+      plan.setStream(Stream.legacyDefault(ctx));
+      bind.mockClear();
+      plan.forward(a, b);
+      expect(bind).toHaveBeenCalledTimes(1);
+      plan.close();
+      created.close();
+    } finally {
+      bind.mockRestore();
+      fake.restore();
+    }
+  });
+
+  test('R2C and C2R are called without a direction (the C functions take three arguments)', () => {
+    const r2c = fakePlan(geometryFromSizes('t', 'r2c', 'double', [16], 1));
+    r2c.plan.forward(new FakeBuffer(128, A), new FakeBuffer(144, B));
+    expect(r2c.exec.mock.calls).toEqual([[7, A, B]]);
+    r2c.plan.close();
+  });
+});
+
 describe('normalize: the scaling launch', () => {
   test('scalePlan pads [batch, …axes] to four axes, strides in real scalars', () => {
     const g = geometryFromSizes('t', 'r2c', 'single', [12, 35], 4, undefined, [432, 24, 1]);
@@ -258,6 +352,50 @@ describe('fft() and its kin: argument checks (cuFFT not loaded)', () => {
     expect(() => irfft(view('c64', [5]), { n: 12 })).toThrow(/irfft: n = 12 needs 7 complex values on the last axis, x has 5/);
     expect(() => fft(new FakeBuffer(64))).toThrow(/fft: x is a DeviceBuffer without a dtype/);
     expect(() => fft(view('c64', [8]), { out: new FakeBuffer(32) })).toThrow(/fft: out holds 32 bytes, the result needs 64/);
+  });
+
+  test('a call like the one before reuses its plan and layouts; other operands, options or streams are honoured', () => {
+    const fake = fakeDriver(ctx, { cuStreamDestroy: () => 0 });
+    const made: ReturnType<typeof fakePlan>[] = [];
+    jest.spyOn(FftPlan, 'make').mockImplementation((_where, g, o) => {
+      made.push(fakePlan(g, o.normalize as 'none', o.stream as Stream));
+      return made[made.length - 1].plan;
+    });
+    const X = BASE_ADDRESS;
+    const Y = BASE_ADDRESS + 0x100000;
+    const Z = BASE_ADDRESS + 0x200000;
+    try {
+      const stream = Stream.adoptCreated(0x5f00 as never, ctx);
+      const x = StridedView.of(new FakeBuffer(512, X), { dtype: 'c64', shape: [4, 16] });
+      const y = StridedView.of(new FakeBuffer(512, Y), { dtype: 'c64', shape: [4, 16] });
+      const z = StridedView.of(new FakeBuffer(512, Z), { dtype: 'c64', shape: [4, 16] });
+      expect(fft(x, { out: y, stream })).toBe(y);
+      expect(fft(x, { out: y, stream })).toBe(y);
+      expect(fft(x, { out: z, stream })).toBe(z); // another buffer of the same layout: the same plan, its address
+      expect(made).toHaveLength(1);
+      expect(made[0].exec.mock.calls).toEqual([[7, X, Y, -1], [7, X, Y, -1], [7, X, Z, -1]]);
+      // another layout, normalize or stream: another plan
+      fft(StridedView.of(x.buffer, { dtype: 'c64', shape: [2, 16] }), { out: StridedView.of(y.buffer, { dtype: 'c64', shape: [2, 16] }), stream });
+      fft(x, { out: y, stream, normalize: 'none' });
+      const other = Stream.adoptCreated(0x5f01 as never, ctx);
+      fft(x, { out: y, stream: other });
+      expect(made.map((m) => [m.plan.batch, m.plan.normalize, m.plan.stream.handle])).toEqual([[4, 'backward', 0x5f00], [2, 'backward', 0x5f00], [4, 'none', 0x5f00], [4, 'backward', 0x5f01]]);
+      // what the full path refuses is refused after a repeat too
+      fft(x, { out: y, stream });
+      expect(() => fft(x, { out: y, stream, sizes: [16] } as never)).toThrow(/fft: unknown option 'sizes'/);
+      expect(() => fft(x, { out: view('c64', [4, 8]), stream })).toThrow(/fft: out has shape \[4,8\], the result is \[4,16\]/);
+      z.buffer.close();
+      expect(() => fft(x, { out: z, stream })).toThrow(/closed/);
+      fftPlanCache.clear(); // closes the plans: the next call makes one again
+      fft(x, { out: y, stream });
+      expect(made).toHaveLength(5);
+      expect(made[4].exec).toHaveBeenLastCalledWith(7, X, Y, -1);
+      fftPlanCache.clear();
+      stream.close();
+      other.close();
+    } finally {
+      fake.restore();
+    }
   });
 
   test('the plan cache: size bounds, clear', () => {
