@@ -10,6 +10,7 @@
 // polling (poll(): setImmediate 2 ms, then timers), koffi's `.async` cuStreamSynchronize.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import * as net from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { Device, Event, LaunchConfig, PinnedHostBuffer, Program, Stream, launch, type Kernel } from '../src';
 import * as drv from '../src/driver';
@@ -275,6 +276,7 @@ const k = require(workerData.koffi); const koffi = typeof k.view === 'function' 
 const libc = koffi.load('libc.so.6');
 const semPost = libc.func('int sem_post(void *)');
 const semWait = libc.func('int sem_wait(void *)');
+const fflush = libc.func('int fflush(void *)');
 const ctl = new Int32Array(workerData.sab, 0, 4);
 const stamp = new BigInt64Array(workerData.sab, 16, 2);
 for (;;) {
@@ -283,6 +285,7 @@ for (;;) {
   if (mode === 9) break;
   if (mode === 1) { stamp[0] = process.hrtime.bigint(); semPost(workerData.semA); }
   if (mode === 2) { semWait(workerData.semB); stamp[1] = process.hrtime.bigint(); }
+  if (mode === 3) { stamp[0] = process.hrtime.bigint(); fflush(workerData.file); }
   Atomics.store(ctl, 0, 0);
 }`;
 
@@ -299,7 +302,17 @@ async function hops(c: Ctx): Promise<string> {
   const sab = new SharedArrayBuffer(32);
   const ctl = new Int32Array(sab, 0, 4);
   const stamp = new BigInt64Array(sab, 16, 2);
-  const w = new Worker(HOPPER, { eval: true, workerData: { sab, semA, semB, koffi: require.resolve('koffi') } });
+  // a pipe whose write end is a buffered FILE: fflush (one pointer argument, a host function) writes
+  // the byte fputc left there, and the main loop's epoll sees the read end (net.Socket) at once
+  const pipeFn = libc.func('int pipe(_Out_ int *fds)') as unknown as (fds: Int32Array) => number;
+  const fds = new Int32Array(2);
+  if (pipeFn(fds) !== 0) throw new Error('pipe failed');
+  const file = BigInt((libc.func('void *fdopen(int, const char *)') as unknown as (fd: number, m: string) => bigint)(fds[1], 'w'));
+  const fputc = libc.func('int fputc(int, void *)') as unknown as (ch: number, f: bigint) => number;
+  const sock = new net.Socket({ fd: fds[0], readable: true, writable: false });
+  let onData: ((t: bigint) => void) | undefined;
+  sock.on('data', () => onData?.(process.hrtime.bigint()));
+  const w = new Worker(HOPPER, { eval: true, workerData: { sab, semA, semB, file, koffi: require.resolve('koffi') } });
   const order = (mode: number): void => {
     Atomics.store(ctl, 0, mode);
     Atomics.notify(ctl, 0);
@@ -329,6 +342,16 @@ async function hops(c: Ctx): Promise<string> {
     while (Atomics.load(ctl, 0) !== 0);
   }
   lines.push(`sem_post (worker) -> koffi .async sem_wait -> JS callback: median ${median(asyncHop).toFixed(1)} µs, max ${Math.max(...asyncHop).toFixed(1)}`);
+  const pipeHop: number[] = [];
+  for (let r = 0; r < 21; r++) {
+    fputc(120, file);
+    const back = new Promise<bigint>((res) => (onData = res));
+    await sleep(2);
+    order(3);
+    pipeHop.push(Number((await back) - stamp[0]) / 1000);
+    while (Atomics.load(ctl, 0) !== 0);
+  }
+  lines.push(`fflush (worker) -> pipe -> net.Socket 'data' on the main loop: median ${median(pipeHop).toFixed(1)} µs, max ${Math.max(...pipeHop).toFixed(1)}`);
   // kernel end (flag) -> host function sem_post -> a thread asleep in sem_wait runs
   const postAddr = dlsym(null, 'sem_post');
   const hostFunc = drv.native('cuLaunchHostFunc') as unknown as (h: number, fn: bigint, data: bigint) => number;
@@ -346,6 +369,23 @@ async function hops(c: Ctx): Promise<string> {
     gpuHop.push(Number(stamp[1] - c.stamp[0]) / 1000);
   }
   lines.push(`kernel end (flag) -> host function sem_post -> a thread asleep in sem_wait: median ${median(gpuHop).toFixed(1)} µs, max ${Math.max(...gpuHop).toFixed(1)}`);
+  const flushAddr = dlsym(null, 'fflush');
+  const gpuPipe: number[] = [];
+  for (let r = 0; r < 21; r++) {
+    fputc(120, file);
+    const back = new Promise<bigint>((res) => (onData = res));
+    await sleep(1);
+    const v = ++seq;
+    Atomics.store(c.ctl, 0, v);
+    Atomics.notify(c.ctl, 0);
+    launch(s, LaunchConfig.linear(1, 1), c.spin, 50e3, c.host, 0, v);
+    if (hostFunc(s.handle, flushAddr, file) !== 0) throw new Error('cuLaunchHostFunc failed');
+    const t = await back;
+    for (let i = 0; Atomics.load(c.ctl, 0) !== 0 && i < 1e7; i++);
+    gpuPipe.push(Number(t - c.stamp[0]) / 1000);
+  }
+  lines.push(`kernel end (flag) -> host function fflush -> pipe -> JS on the main loop: median ${median(gpuPipe).toFixed(1)} µs, max ${Math.max(...gpuPipe).toFixed(1)}`);
+  sock.destroy();
   s.synchronize();
   ev.close();
   s.close();

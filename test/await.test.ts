@@ -368,3 +368,95 @@ describe('pipeline (for await over a ring of streams)', () => {
     await expect(pipeline([1], { streams: [], enqueue: () => 0 }).next()).rejects.toThrow(/pipeline: streams must be a non-empty array/);
   });
 });
+
+describe('spin slices, one query for a crowd at one point, parkOn stream, predictions from the stream', () => {
+  test('the spin queries back to back within a slice, and the event loop still turns between slices', async () => {
+    configureWaits({ spinMicros: 1e6, spinSliceMicros: 500 });
+    const s = busyStream();
+    const p = s.synchronized();
+    let timerRan = false;
+    setTimeout(() => (timerRan = true), 1);
+    await turns(1);
+    const afterOneTurn = count('cuEventQuery');
+    expect(afterOneTurn).toBeGreaterThan(20); // one setImmediate turn, many queries
+    await sleep(5);
+    expect(timerRan).toBe(true); // a slice yields: timers still run
+    gpu.finish(s.handle);
+    await p;
+    expect(count('cuLaunchHostFunc')).toBe(0);
+    await expectClean();
+  });
+
+  test('sixteen parked waits at one point settle with one query of the newest', async () => {
+    const s = busyStream();
+    const all = Array.from({ length: 16 }, () => s.synchronized());
+    await turns(3);
+    const before = count('cuEventQuery');
+    gpu.finish(s.handle);
+    await Promise.all(all);
+    expect(count('cuEventQuery') - before).toBeLessThanOrEqual(2);
+    await expectClean();
+  });
+
+  test("parkOn 'stream': the wake host function goes right behind the marker on the awaited stream, no helper", async () => {
+    configureWaits({ parkOn: 'stream' });
+    const s = busyStream();
+    const order: number[] = [];
+    const p1 = s.synchronized().then(() => order.push(1));
+    gpu.pending.get(s.handle)!.push(workEvent()); // more work after the first wait
+    const p2 = s.synchronized().then(() => order.push(2));
+    const hosts = gpu.calls.filter(([n]) => n === 'cuLaunchHostFunc');
+    expect(hosts.map(([, a]) => a[0])).toEqual([s.handle, s.handle]); // at once, on the program's stream
+    expect(count('cuStreamCreate')).toBe(0);
+    await turns(3);
+    expect(waiterStats().parked).toBe(1);
+    gpu.finish(s.handle, 3); // the first work, the first marker, its host function
+    await p1;
+    await turns(3);
+    expect(order).toEqual([1]);
+    gpu.finish(s.handle);
+    await p2;
+    expect(order).toEqual([1, 2]);
+    expect(count('cuStreamWaitEvent')).toBe(0);
+    await expectClean();
+  });
+
+  test("parkOn 'stream': an aborted wait leaves nothing; its host function only posts later", async () => {
+    configureWaits({ parkOn: 'stream' });
+    const s = busyStream();
+    const ac = new AbortController();
+    const p = s.synchronized({ signal: ac.signal });
+    await turns(3);
+    ac.abort();
+    await expect(p).rejects.toMatchObject({ name: 'AbortError' });
+    await expectClean();
+    gpu.finish(s.handle);
+    await turns(3);
+    await expectClean();
+    expect(gpu.destroyedHelpers).toHaveLength(0);
+  });
+
+  test('a fresh event recorded on a stream is predicted from that stream\'s last wait', async () => {
+    configureWaits({ predict: true, spinMicros: 100 });
+    const s = Stream.create({ context: ctx });
+    gpu.pending.set(s.handle, [workEvent()]);
+    const first = s.synchronized();
+    await sleep(30);
+    gpu.finish(s.handle); // the stream learns ~30 ms
+    await first;
+    gpu.pending.set(s.handle, [workEvent()]);
+    const ev = Event.create({ context: ctx }).record(s);
+    const p = ev.synchronized();
+    await turns(3);
+    expect(waiterStats()).toMatchObject({ parked: 1, windowTimers: 1 }); // asleep until its predicted window
+    gpu.finish(s.handle);
+    await p;
+    await expectClean();
+  });
+
+  test('configureWaits checks the slice and parkOn', () => {
+    expect(() => configureWaits({ spinSliceMicros: 0 })).toThrow(RangeError);
+    expect(() => configureWaits({ spinSliceMicros: 5000 })).toThrow(/spinSliceMicros must be a number in \(0, 1000\]/);
+    expect(() => configureWaits({ parkOn: 'gpu' as never })).toThrow(/parkOn must be 'helper' or 'stream'/);
+  });
+});

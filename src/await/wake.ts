@@ -105,6 +105,80 @@ export function semaphoreChannel(): WakeChannel {
   return channel;
 }
 
+interface PipeLibc {
+  fputc: (ch: number, file: bigint) => number;
+  flushAddress: bigint;
+  file: bigint;
+  readFd: number;
+}
+
+function openPipe(): PipeLibc {
+  if (process.platform !== 'linux') throw new Error(`no libc pipe channel on ${process.platform}`);
+  if (typeof process.versions.bun === 'string' || 'Deno' in globalThis) throw new Error('the pipe channel watches its pipe with Node\'s net.Socket');
+  const lib = koffi.load('libc.so.6');
+  const dlsym = lib.func('void *dlsym(void *, const char *)') as unknown as (h: null, name: string) => bigint | null;
+  const pipe = lib.func('int pipe(_Out_ int *fds)') as unknown as (fds: Int32Array) => number;
+  const fdopen = lib.func('void *fdopen(int, const char *)') as unknown as (fd: number, mode: string) => bigint | null;
+  const flushAddress = dlsym(null, 'fflush');
+  if (flushAddress === null || flushAddress === 0n) throw new Error('dlsym(fflush) found nothing');
+  const fds = new Int32Array(2);
+  if (pipe(fds) !== 0) throw new Error('pipe() failed');
+  // never closed: CUDA may flush it after every wait is gone (a cancelled wait's host function)
+  const file = fdopen(fds[1], 'w'); // a pipe's FILE is fully buffered: fputc leaves its byte there
+  if (file === null || file === 0n) throw new Error('fdopen() failed');
+  return { fputc: lib.func('int fputc(int, void *)') as never, flushAddress: BigInt(flushAddress), file: BigInt(file), readFd: fds[0] };
+}
+
+/**
+ * The pipe channel: the host function is libc's fflush of a FILE over a pipe's write end, where fputc
+ * left a byte; the main loop watches the read end (net.Socket), so the callback thread's write wakes
+ * the event loop directly: no pool thread in between (one thread wake fewer than the semaphore).
+ * A byte is "charged" before every check of the parked waits, so a host function that runs after the
+ * check always writes one (one that ran before it means its event was done when checked).
+ */
+export function pipeChannel(): WakeChannel {
+  const libc = openPipe();
+  const net = require('node:net') as typeof import('node:net');
+  const socket = new net.Socket({ fd: libc.readFd, readable: true, writable: false });
+  socket.unref();
+  let armed = false;
+  let charged = false;
+  let wake: (() => void) | undefined;
+  const charge = (): void => {
+    if (charged) return;
+    libc.fputc(0x21, libc.file);
+    charged = true;
+  };
+  socket.on('data', () => {
+    charged = false; // a flush emptied the FILE's buffer
+    if (!armed) return; // a stale host function (a cancelled wait's), or after release()
+    armed = false;
+    socket.unref();
+    charge(); // before onWake checks the parked waits
+    wake!();
+  });
+  return {
+    name: 'pipe',
+    hostFn: libc.flushAddress,
+    userData: libc.file,
+    get armed() {
+      return armed;
+    },
+    arm(onWake) {
+      if (armed) return;
+      armed = true;
+      wake = onWake;
+      charge();
+      socket.ref();
+    },
+    release() {
+      if (!armed) return;
+      armed = false;
+      socket.unref();
+    },
+  };
+}
+
 let chosen: WakeChannel | null | undefined;
 let unavailable = '';
 
@@ -118,13 +192,17 @@ export function wakeChannel(): WakeChannel | null {
     unavailable = 'CUDA_TS_AWAIT=poll';
     return (chosen = null);
   }
-  try {
-    chosen = semaphoreChannel();
-  } catch (e) {
-    unavailable = (e as Error).message;
-    chosen = null;
+  const tries = process.env.CUDA_TS_AWAIT === 'pipe' ? [pipeChannel, semaphoreChannel] : [semaphoreChannel];
+  const why: string[] = [];
+  for (const make of tries) {
+    try {
+      return (chosen = make());
+    } catch (e) {
+      why.push((e as Error).message);
+    }
   }
-  return chosen;
+  unavailable = why.join('; ');
+  return (chosen = null);
 }
 
 /** Why {@link wakeChannel} is null ('' when it is not, or not yet chosen). */

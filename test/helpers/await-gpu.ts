@@ -53,6 +53,8 @@ export class FakeGpu {
   /** Ops of streams made by cuStreamCreate (the waiter's helpers). */
   readonly helpers = new Map<number, Op[]>();
   readonly destroyedHelpers: number[] = [];
+  /** Host functions enqueued on program streams (parkOn 'stream'): entries of `pending` that post. */
+  readonly streamHosts = new Set<number>();
   hostLaunches = 0;
   private next = 0x9000;
   calls: [string, unknown[]][] = [];
@@ -102,8 +104,15 @@ export class FakeGpu {
       },
       cuLaunchHostFunc: (h: number, fn: unknown, data: unknown) => {
         this.hostLaunches++;
-        this.helpers.get(h)?.push({ kind: 'host', fn, data });
-        this.runHelpers();
+        const ops = this.helpers.get(h);
+        if (ops !== undefined) {
+          ops.push({ kind: 'host', fn, data });
+          this.runHelpers();
+        } else if (fn === this.channel.hostFn && data === this.channel.userData) {
+          const mark = (this.next += 0x10); // runs when the stream's work before it is done
+          this.streamHosts.add(mark);
+          this.pending.set(h, [...(this.pending.get(h) ?? []), mark]);
+        }
         return 0;
       },
       ...extra,
@@ -118,6 +127,7 @@ export class FakeGpu {
     const list = this.pending.get(h) ?? [];
     const done = list.splice(0, Math.min(count, list.length));
     for (const ev of done) {
+      if (this.streamHosts.delete(ev)) this.channel.post();
       const e = this.events.get(ev);
       if (e !== undefined) e.done = true;
     }

@@ -1,0 +1,60 @@
+// The pipe wake channel (src/await/wake.ts) with the real libc, no GPU: a thread that calls the host
+// function (fflush of the channel's FILE), as CUDA's callback thread would, wakes the event loop; a
+// flush with nothing charged or after release() wakes nothing; a released channel keeps no handle alive.
+import { Worker } from 'node:worker_threads';
+import { pipeChannel } from '../src/await/wake';
+
+const linux = process.platform === 'linux';
+
+/** Calls fflush(file) from another thread after `delayMs`, as a host function would. */
+function flushFrom(file: bigint | number, delayMs: number): Promise<void> {
+  const w = new Worker(
+    `const { workerData, parentPort } = require('node:worker_threads');
+     const k = require(workerData.koffi); const koffi = typeof k.load === 'function' ? k : k.default;
+     const fflush = koffi.load('libc.so.6').func('int fflush(void *)');
+     setTimeout(() => { fflush(workerData.file); parentPort.postMessage('flushed'); }, workerData.delayMs);`,
+    { eval: true, workerData: { file, delayMs, koffi: require.resolve('koffi') } },
+  );
+  return new Promise((resolve, reject) => {
+    w.once('message', () => void w.terminate().then(() => resolve()));
+    w.once('error', reject);
+  });
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+(linux ? describe : describe.skip)('the pipe wake channel', () => {
+  test('an armed channel wakes once per flush from another thread; unarmed or released, a flush wakes nothing', async () => {
+    const ch = pipeChannel();
+    expect(ch.name).toBe('pipe');
+    let wakes = 0;
+    ch.arm(() => wakes++);
+    expect(ch.armed).toBe(true);
+    await flushFrom(ch.userData, 5);
+    for (let i = 0; i < 100 && wakes === 0; i++) await sleep(5);
+    expect(wakes).toBe(1);
+    expect(ch.armed).toBe(false);
+    await flushFrom(ch.userData, 0); // unarmed: a stale host function
+    await sleep(30);
+    expect(wakes).toBe(1);
+    ch.arm(() => wakes++);
+    ch.release();
+    expect(ch.armed).toBe(false);
+    await flushFrom(ch.userData, 0);
+    await sleep(30);
+    expect(wakes).toBe(1);
+    ch.arm(() => wakes++); // armed again after a wake: the byte charged then is what the next flush writes
+    await flushFrom(ch.userData, 0);
+    for (let i = 0; i < 100 && wakes === 1; i++) await sleep(5);
+    expect(wakes).toBe(2);
+  }, 30_000);
+
+  test('a released channel keeps no handle alive (the process can exit)', () => {
+    const ch = pipeChannel();
+    const before = process.getActiveResourcesInfo().filter((r) => r === 'PipeWrap').length;
+    ch.arm(() => {});
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'PipeWrap').length).toBe(before + 1);
+    ch.release();
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'PipeWrap').length).toBe(before);
+  });
+});
