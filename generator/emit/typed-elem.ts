@@ -77,7 +77,7 @@ export function checkScalar(fn: string, name: string, v: string, e: Elem, nullab
     case 'int':
     case 'enum': {
       const tag = `${e.signed ? 'i' : 'u'}${e.bits}`;
-      if (e.bits === 64) return [`if (typeof ${v} !== 'number' || !(${v} >= ${e.signed ? `-${MAX_SAFE}` : '0'} && ${v} <= ${MAX_SAFE}) || ${v} % 1 !== 0) int64Arg(${where}, ${v}, ${e.signed});`];
+      if (e.bits === 64) return [`if (typeof ${v} !== 'number' || !(${v} >= ${e.signed ? `-${MAX_SAFE}` : '0'} && ${v} <= ${MAX_SAFE}) || Math.floor(${v}) !== ${v}) int64Arg(${where}, ${v}, ${e.signed});`];
       // the typeof first: a bigint would make the bit operations throw a TypeError naming nothing
       const test = `typeof ${v} !== 'number' || ` + (
         e.bits === 32 ? (e.signed ? `(${v} | 0) !== ${v}` : `(${v} >>> 0) !== ${v}`)
@@ -92,7 +92,7 @@ export function checkScalar(fn: string, name: string, v: string, e: Elem, nullab
     case 'handle':
     case 'deviceptr':
     case 'address':
-      return [`if (typeof ${v} !== 'number' || !(${v} >= 0 && ${v} <= ${MAX_SAFE}) || ${v} % 1 !== 0) ${v} = addressArg(${where}, ${v}, ${nullable}) as typeof ${v};`];
+      return [`if (typeof ${v} !== 'number' || !(${v} >= 0 && ${v} <= ${MAX_SAFE}) || Math.floor(${v}) !== ${v}) ${v} = addressArg(${where}, ${v}, ${nullable}) as typeof ${v};`];
     case 'cstring':
       return [`if (typeof ${v} !== 'string'${nullable ? ` && ${v} !== null` : ''}) throw argError(${where}, 'a string${nullable ? ' or null' : ''}', ${v});`];
     case 'record':

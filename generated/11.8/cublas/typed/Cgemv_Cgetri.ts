@@ -31,7 +31,7 @@ function bind$cublasCgemv(): typeof cublasCgemv {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasCgemv(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCgemv', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgemv', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgemv', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgemv', 'n', 'i32', n_);
@@ -71,7 +71,7 @@ function bind$cublasCgemvBatched(): typeof cublasCgemvBatched {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasCgemvBatched(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemvBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCgemvBatched', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgemvBatched', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgemvBatched', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgemvBatched', 'n', 'i32', n_);
@@ -115,21 +115,21 @@ function bind$cublasCgemvStridedBatched(): typeof cublasCgemvStridedBatched {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasCgemvStridedBatched(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgemvStridedBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCgemvStridedBatched', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCgemvStridedBatched', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgemvStridedBatched', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgemvStridedBatched', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasCgemvStridedBatched', 'alpha', 'c64', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCgemvStridedBatched', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgemvStridedBatched', 'lda', 'i32', lda);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasCgemvStridedBatched', 'strideA', strideA, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cublasCgemvStridedBatched', 'strideA', strideA, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCgemvStridedBatched', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCgemvStridedBatched', 'incx', 'i32', incx);
-    if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || stridex % 1 !== 0) int64Arg('cublasCgemvStridedBatched', 'stridex', stridex, true);
+    if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || Math.floor(stridex) !== stridex) int64Arg('cublasCgemvStridedBatched', 'stridex', stridex, true);
     const beta$ = scalarArg('cublasCgemvStridedBatched', 'beta', 'c64', 'either', beta, s$slot1);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasCgemvStridedBatched', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasCgemvStridedBatched', 'incy', 'i32', incy);
-    if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || stridey % 1 !== 0) int64Arg('cublasCgemvStridedBatched', 'stridey', stridey, true);
+    if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || Math.floor(stridey) !== stridey) int64Arg('cublasCgemvStridedBatched', 'stridey', stridey, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasCgemvStridedBatched', 'batchCount', 'i32', batchCount);
     const status = (native$ ??= binder.native('cublasCgemvStridedBatched'))(handle, trans, m, n_, alpha$, A$, lda, strideA, x$, incx, stridex, beta$, y$, incy, stridey, batchCount);
     if (status !== 0) throw fail('cublasCgemvStridedBatched', status);
@@ -146,7 +146,7 @@ let cublasCgeqrfBatched$c: NativeFunction | undefined;
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`. */
 export function cublasCgeqrfBatched(handle: T.cublasHandle_t | null, m: number, n_: number, Aarray: T.DeviceMemory | null, lda: number, TauArray: T.DeviceMemory | null, info: T.Pointer, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgeqrfBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCgeqrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgeqrfBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgeqrfBatched', 'n', 'i32', n_);
   const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Aarray % 1 === 0 ? Aarray : deviceArg('cublasCgeqrfBatched', 'Aarray', Aarray, true);
@@ -178,7 +178,7 @@ function bind$cublasCgerc(): typeof cublasCgerc {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasCgerc(handle, m, n_, alpha, x, incx, y, incy, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgerc', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCgerc', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgerc', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgerc', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasCgerc', 'alpha', 'c64', 'either', alpha, s$slot0);
@@ -213,7 +213,7 @@ function bind$cublasCgeru(): typeof cublasCgeru {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasCgeru(handle, m, n_, alpha, x, incx, y, incy, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgeru', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCgeru', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCgeru', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgeru', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasCgeru', 'alpha', 'c64', 'either', alpha, s$slot0);
@@ -237,7 +237,7 @@ let cublasCgetrfBatched$c: NativeFunction | undefined;
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`. */
 export function cublasCgetrfBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, P: T.DeviceMemory | null, info: T.Pointer, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgetrfBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCgetrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgetrfBatched', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCgetrfBatched', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgetrfBatched', 'lda', 'i32', lda);
@@ -259,7 +259,7 @@ let cublasCgetriBatched$c: NativeFunction | undefined;
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`. */
 export function cublasCgetriBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, P: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, info: T.Pointer, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCgetriBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCgetriBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCgetriBatched', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCgetriBatched', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasCgetriBatched', 'lda', 'i32', lda);

@@ -27,7 +27,7 @@ function bind$cublasCrot(): typeof cublasCrot {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasCrot(handle, n_, x, incx, y, incy, c, s_) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCrot', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCrot', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCrot', 'n', 'i32', n_);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCrot', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCrot', 'incx', 'i32', incx);
@@ -47,7 +47,7 @@ let cublasCrotg$c: NativeFunction | undefined;
  * @param c in/out `float *`: address or host buffer.
  * @param s_ in/out `cuComplex *`: address or host buffer. */
 export function cublasCrotg(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, c: T.Pointer, s_: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCrotg', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCrotg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasCrotg', 'a', a, true);
   pointerArg('cublasCrotg', 'b', b, true);
   pointerArg('cublasCrotg', 'c', c, true);
@@ -71,7 +71,7 @@ function bind$cublasCscal(): typeof cublasCscal {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasCscal(handle, n_, alpha, x, incx) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCscal', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCscal', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCscal', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasCscal', 'alpha', 'c64', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCscal', 'x', x, true);
@@ -99,7 +99,7 @@ function bind$cublasCsrot(): typeof cublasCsrot {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasCsrot(handle, n_, x, incx, y, incy, c, s_) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsrot', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsrot', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsrot', 'n', 'i32', n_);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCsrot', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCsrot', 'incx', 'i32', incx);
@@ -127,7 +127,7 @@ function bind$cublasCsscal(): typeof cublasCsscal {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasCsscal(handle, n_, alpha, x, incx) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsscal', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsscal', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsscal', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasCsscal', 'alpha', 'f32', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCsscal', 'x', x, true);
@@ -145,7 +145,7 @@ let cublasCswap$c: NativeFunction | undefined;
  * @param y in/out `cuComplex *`: device memory.
  * @param incy in `int`. */
 export function cublasCswap(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCswap', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCswap', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCswap', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCswap', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasCswap', 'incx', 'i32', incx);
@@ -178,7 +178,7 @@ function bind$cublasCsymm(): typeof cublasCsymm {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasCsymm(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsymm', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsymm', 'handle', handle, true) as typeof handle;
     if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasCsymm', 'side', 'i32', side);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsymm', 'uplo', 'i32', uplo);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasCsymm', 'm', 'i32', m);
@@ -217,7 +217,7 @@ function bind$cublasCsymv(): typeof cublasCsymv {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasCsymv(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsymv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsymv', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsymv', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsymv', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasCsymv', 'alpha', 'c64', 'either', alpha, s$slot0);

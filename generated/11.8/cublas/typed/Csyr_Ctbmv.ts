@@ -27,7 +27,7 @@ function bind$cublasCsyr(): typeof cublasCsyr {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasCsyr(handle, uplo, n_, alpha, x, incx, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsyr', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsyr', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasCsyr', 'alpha', 'c64', 'either', alpha, s$slot0);
@@ -60,7 +60,7 @@ function bind$cublasCsyr2(): typeof cublasCsyr2 {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasCsyr2(handle, uplo, n_, alpha, x, incx, y, incy, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr2', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsyr2', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr2', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsyr2', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasCsyr2', 'alpha', 'c64', 'either', alpha, s$slot0);
@@ -98,7 +98,7 @@ function bind$cublasCsyr2k(): typeof cublasCsyr2k {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasCsyr2k(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyr2k', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsyr2k', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyr2k', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyr2k', 'trans', 'i32', trans);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsyr2k', 'n', 'i32', n_);
@@ -137,7 +137,7 @@ function bind$cublasCsyrk(): typeof cublasCsyrk {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasCsyrk(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrk', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsyrk', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrk', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyrk', 'trans', 'i32', trans);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsyrk', 'n', 'i32', n_);
@@ -176,7 +176,7 @@ function bind$cublasCsyrk3mEx(): typeof cublasCsyrk3mEx {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasCsyrk3mEx(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrk3mEx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsyrk3mEx', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrk3mEx', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyrk3mEx', 'trans', 'i32', trans);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsyrk3mEx', 'n', 'i32', n_);
@@ -217,7 +217,7 @@ function bind$cublasCsyrkEx(): typeof cublasCsyrkEx {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasCsyrkEx(handle, uplo, trans, n_, k, alpha, A, Atype, lda, beta, C, Ctype, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrkEx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsyrkEx', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrkEx', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyrkEx', 'trans', 'i32', trans);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsyrkEx', 'n', 'i32', n_);
@@ -258,7 +258,7 @@ function bind$cublasCsyrkx(): typeof cublasCsyrkx {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasCsyrkx(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCsyrkx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCsyrkx', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCsyrkx', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCsyrkx', 'trans', 'i32', trans);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCsyrkx', 'n', 'i32', n_);
@@ -288,7 +288,7 @@ let cublasCtbmv$c: NativeFunction | undefined;
  * @param x in/out `cuComplex *`: device memory.
  * @param incx in `int`. */
 export function cublasCtbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCtbmv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCtbmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCtbmv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCtbmv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasCtbmv', 'diag', 'i32', diag);

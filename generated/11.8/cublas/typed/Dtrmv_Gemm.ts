@@ -20,7 +20,7 @@ let cublasDtrmv$c: NativeFunction | undefined;
  * @param x in/out `double *`: device memory.
  * @param incx in `int`. */
 export function cublasDtrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrmv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrmv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrmv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtrmv', 'diag', 'i32', diag);
@@ -55,7 +55,7 @@ function bind$cublasDtrsm(): typeof cublasDtrsm {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasDtrsm(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsm', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrsm', 'handle', handle, true) as typeof handle;
     if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasDtrsm', 'side', 'i32', side);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsm', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrsm', 'trans', 'i32', trans);
@@ -95,7 +95,7 @@ function bind$cublasDtrsmBatched(): typeof cublasDtrsmBatched {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasDtrsmBatched(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsmBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrsmBatched', 'handle', handle, true) as typeof handle;
     if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasDtrsmBatched', 'side', 'i32', side);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsmBatched', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrsmBatched', 'trans', 'i32', trans);
@@ -124,7 +124,7 @@ let cublasDtrsv$c: NativeFunction | undefined;
  * @param x in/out `double *`: device memory.
  * @param incx in `int`. */
 export function cublasDtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrsv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtrsv', 'diag', 'i32', diag);
@@ -145,7 +145,7 @@ let cublasDtrttp$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param AP in/out `double *`: device memory. */
 export function cublasDtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, AP: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrttp', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrttp', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDtrttp', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasDtrttp', 'A', A, true);
@@ -162,7 +162,7 @@ let cublasDzasum$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `double *`: host or device memory. */
 export function cublasDzasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDzasum', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDzasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDzasum', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDzasum', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDzasum', 'incx', 'i32', incx);
@@ -178,7 +178,7 @@ let cublasDznrm2$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `double *`: host or device memory. */
 export function cublasDznrm2(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDznrm2', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDznrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDznrm2', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDznrm2', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDznrm2', 'incx', 'i32', incx);
@@ -217,7 +217,7 @@ function bind$cublasGemmBatchedEx(): typeof cublasGemmBatchedEx {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasGemmBatchedEx(handle, transa, transb, m, n_, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmBatchedEx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmBatchedEx', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmBatchedEx', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmBatchedEx', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasGemmBatchedEx', 'm', 'i32', m);
@@ -271,7 +271,7 @@ function bind$cublasGemmEx(): typeof cublasGemmEx {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasGemmEx(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmEx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmEx', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmEx', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmEx', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasGemmEx', 'm', 'i32', m);
@@ -328,7 +328,7 @@ function bind$cublasGemmStridedBatchedEx(): typeof cublasGemmStridedBatchedEx {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasGemmStridedBatchedEx(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmStridedBatchedEx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmStridedBatchedEx', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmStridedBatchedEx', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmStridedBatchedEx', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasGemmStridedBatchedEx', 'm', 'i32', m);
@@ -338,16 +338,16 @@ function bind$cublasGemmStridedBatchedEx(): typeof cublasGemmStridedBatchedEx {
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasGemmStridedBatchedEx', 'A', A, true);
     if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasGemmStridedBatchedEx', 'Atype', 'i32', Atype);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasGemmStridedBatchedEx', 'lda', 'i32', lda);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx', 'strideA', strideA, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cublasGemmStridedBatchedEx', 'strideA', strideA, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasGemmStridedBatchedEx', 'B', B, true);
     if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasGemmStridedBatchedEx', 'Btype', 'i32', Btype);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasGemmStridedBatchedEx', 'ldb', 'i32', ldb);
-    if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx', 'strideB', strideB, true);
+    if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || Math.floor(strideB) !== strideB) int64Arg('cublasGemmStridedBatchedEx', 'strideB', strideB, true);
     const beta$ = scalarArg('cublasGemmStridedBatchedEx', 'beta', 'untyped', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasGemmStridedBatchedEx', 'C', C, true);
     if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasGemmStridedBatchedEx', 'Ctype', 'i32', Ctype);
     if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasGemmStridedBatchedEx', 'ldc', 'i32', ldc);
-    if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx', 'strideC', strideC, true);
+    if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || Math.floor(strideC) !== strideC) int64Arg('cublasGemmStridedBatchedEx', 'strideC', strideC, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasGemmStridedBatchedEx', 'batchCount', 'i32', batchCount);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasGemmStridedBatchedEx', 'computeType', 'i32', computeType);
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cublasGemmStridedBatchedEx', 'algo', 'i32', algo);

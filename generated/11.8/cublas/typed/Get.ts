@@ -21,7 +21,7 @@ function bind$cublasGetAtomicsMode(): typeof cublasGetAtomicsMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cublasGetAtomicsMode(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetAtomicsMode', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGetAtomicsMode', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasGetAtomicsMode'))(handle, s$bytes);
     if (status !== 0) throw fail('cublasGetAtomicsMode', status);
@@ -71,7 +71,7 @@ function bind$cublasGetMathMode(): typeof cublasGetMathMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cublasGetMathMode(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetMathMode', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGetMathMode', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasGetMathMode'))(handle, s$bytes);
     if (status !== 0) throw fail('cublasGetMathMode', status);
@@ -116,7 +116,7 @@ export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: numbe
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasGetMatrixAsync', 'lda', 'i32', lda);
   hostArg('cublasGetMatrixAsync', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasGetMatrixAsync', 'ldb', 'i32', ldb);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasGetMatrixAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasGetMatrixAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasGetMatrixAsync$c ??= binder.native('cublasGetMatrixAsync'))(rows, cols, elemSize, A$, lda, B, ldb, stream);
   if (status !== 0) throw fail('cublasGetMatrixAsync', status);
 }
@@ -133,7 +133,7 @@ function bind$cublasGetPointerMode(): typeof cublasGetPointerMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cublasGetPointerMode(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetPointerMode', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGetPointerMode', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasGetPointerMode'))(handle, s$bytes);
     if (status !== 0) throw fail('cublasGetPointerMode', status);
@@ -173,7 +173,7 @@ function bind$cublasGetSmCountTarget(): typeof cublasGetSmCountTarget {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cublasGetSmCountTarget(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetSmCountTarget', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGetSmCountTarget', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasGetSmCountTarget'))(handle, s$bytes);
     if (status !== 0) throw fail('cublasGetSmCountTarget', status);
@@ -212,7 +212,7 @@ function bind$cublasGetStream(): typeof cublasGetStream {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasGetStream(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetStream', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGetStream', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasGetStream'))(handle, s$bytes);
     if (status !== 0) throw fail('cublasGetStream', status);
@@ -257,7 +257,7 @@ export function cublasGetVectorAsync(n_: number, elemSize: number, devicePtr: T.
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasGetVectorAsync', 'incx', 'i32', incx);
   hostArg('cublasGetVectorAsync', 'hostPtr', hostPtr, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasGetVectorAsync', 'incy', 'i32', incy);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasGetVectorAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasGetVectorAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasGetVectorAsync$c ??= binder.native('cublasGetVectorAsync'))(n_, elemSize, devicePtr$, incx, hostPtr, incy, stream);
   if (status !== 0) throw fail('cublasGetVectorAsync', status);
 }
@@ -274,7 +274,7 @@ function bind$cublasGetVersion(): typeof cublasGetVersion {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cublasGetVersion(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetVersion', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGetVersion', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasGetVersion'))(handle, s$bytes);
     if (status !== 0) throw fail('cublasGetVersion', status);

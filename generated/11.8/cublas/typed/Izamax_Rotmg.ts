@@ -16,7 +16,7 @@ let cublasIzamax$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `int *`: host or device memory. */
 export function cublasIzamax(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIzamax', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIzamax', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIzamax', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIzamax', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIzamax', 'incx', 'i32', incx);
@@ -32,7 +32,7 @@ let cublasIzamin$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `int *`: host or device memory. */
 export function cublasIzamin(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIzamin', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIzamin', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIzamin', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIzamin', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIzamin', 'incx', 'i32', incx);
@@ -65,7 +65,7 @@ let cublasNrm2Ex$c: NativeFunction | undefined;
  * @param resultType in `cudaDataType`.
  * @param executionType in `cudaDataType`. */
 export function cublasNrm2Ex(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, result_: T.AnyMemory | null, resultType: T.cudaDataType, executionType: T.cudaDataType): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasNrm2Ex', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasNrm2Ex', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasNrm2Ex', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasNrm2Ex', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasNrm2Ex', 'xType', 'i32', xType);
@@ -91,7 +91,7 @@ let cublasRotEx$c: NativeFunction | undefined;
  * @param csType in `cudaDataType`.
  * @param executiontype in `cudaDataType`. */
 export function cublasRotEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotEx', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasRotEx', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasRotEx', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasRotEx', 'xType', 'i32', xType);
@@ -117,7 +117,7 @@ let cublasRotgEx$c: NativeFunction | undefined;
  * @param csType in `cudaDataType`.
  * @param executiontype in `cudaDataType`. */
 export function cublasRotgEx(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, abType: T.cudaDataType, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotgEx', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotgEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasRotgEx', 'a', a, true);
   pointerArg('cublasRotgEx', 'b', b, true);
   if (typeof abType !== 'number' || (abType | 0) !== abType) throw intError('cublasRotgEx', 'abType', 'i32', abType);
@@ -142,7 +142,7 @@ let cublasRotmEx$c: NativeFunction | undefined;
  * @param paramType in `cudaDataType`.
  * @param executiontype in `cudaDataType`. */
 export function cublasRotmEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotmEx', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotmEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasRotmEx', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasRotmEx', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasRotmEx', 'xType', 'i32', xType);
@@ -171,7 +171,7 @@ let cublasRotmgEx$c: NativeFunction | undefined;
  * @param paramType in `cudaDataType`.
  * @param executiontype in `cudaDataType`. */
 export function cublasRotmgEx(handle: T.cublasHandle_t | null, d1: T.Pointer, d1Type: T.cudaDataType, d2: T.Pointer, d2Type: T.cudaDataType, x1: T.Pointer, x1Type: T.cudaDataType, y1: T.Pointer, y1Type: T.cudaDataType, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotmgEx', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotmgEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasRotmgEx', 'd1', d1, true);
   if (typeof d1Type !== 'number' || (d1Type | 0) !== d1Type) throw intError('cublasRotmgEx', 'd1Type', 'i32', d1Type);
   pointerArg('cublasRotmgEx', 'd2', d2, true);

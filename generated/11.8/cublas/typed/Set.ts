@@ -13,7 +13,7 @@ let cublasSetAtomicsMode$c: NativeFunction | undefined;
  * @param handle in `cublasHandle_t`.
  * @param mode in `cublasAtomicsMode_t`. */
 export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cublasAtomicsMode_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetAtomicsMode', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetAtomicsMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetAtomicsMode', 'mode', 'i32', mode);
   const status = (cublasSetAtomicsMode$c ??= binder.native('cublasSetAtomicsMode'))(handle, mode);
   if (status !== 0) throw fail('cublasSetAtomicsMode', status);
@@ -31,7 +31,7 @@ let cublasSetMathMode$c: NativeFunction | undefined;
  * @param handle in `cublasHandle_t`.
  * @param mode in `cublasMath_t`. */
 export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cublasMath_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetMathMode', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetMathMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetMathMode', 'mode', 'i32', mode);
   const status = (cublasSetMathMode$c ??= binder.native('cublasSetMathMode'))(handle, mode);
   if (status !== 0) throw fail('cublasSetMathMode', status);
@@ -74,7 +74,7 @@ export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: numbe
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSetMatrixAsync', 'lda', 'i32', lda);
   const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSetMatrixAsync', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSetMatrixAsync', 'ldb', 'i32', ldb);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasSetMatrixAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasSetMatrixAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasSetMatrixAsync$c ??= binder.native('cublasSetMatrixAsync'))(rows, cols, elemSize, A, lda, B$, ldb, stream);
   if (status !== 0) throw fail('cublasSetMatrixAsync', status);
 }
@@ -83,7 +83,7 @@ let cublasSetPointerMode$c: NativeFunction | undefined;
  * @param handle in `cublasHandle_t`.
  * @param mode in `cublasPointerMode_t`. */
 export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cublasPointerMode_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetPointerMode', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetPointerMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetPointerMode', 'mode', 'i32', mode);
   const status = (cublasSetPointerMode$c ??= binder.native('cublasSetPointerMode'))(handle, mode);
   if (status !== 0) throw fail('cublasSetPointerMode', status);
@@ -93,7 +93,7 @@ let cublasSetSmCountTarget$c: NativeFunction | undefined;
  * @param handle in `cublasHandle_t`.
  * @param smCountTarget in `int`. */
 export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountTarget: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetSmCountTarget', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetSmCountTarget', 'handle', handle, true) as typeof handle;
   if (typeof smCountTarget !== 'number' || (smCountTarget | 0) !== smCountTarget) throw intError('cublasSetSmCountTarget', 'smCountTarget', 'i32', smCountTarget);
   const status = (cublasSetSmCountTarget$c ??= binder.native('cublasSetSmCountTarget'))(handle, smCountTarget);
   if (status !== 0) throw fail('cublasSetSmCountTarget', status);
@@ -103,8 +103,8 @@ let cublasSetStream$c: NativeFunction | undefined;
  * @param handle in `cublasHandle_t`.
  * @param streamId in `cudaStream_t`. */
 export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cudaStream_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetStream', 'handle', handle, true) as typeof handle;
-  if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || streamId % 1 !== 0) streamId = addressArg('cublasSetStream', 'streamId', streamId, true) as typeof streamId;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetStream', 'handle', handle, true) as typeof handle;
+  if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || Math.floor(streamId) !== streamId) streamId = addressArg('cublasSetStream', 'streamId', streamId, true) as typeof streamId;
   const status = (cublasSetStream$c ??= binder.native('cublasSetStream'))(handle, streamId);
   if (status !== 0) throw fail('cublasSetStream', status);
 }
@@ -142,7 +142,7 @@ export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.Ho
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSetVectorAsync', 'incx', 'i32', incx);
   const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && devicePtr % 1 === 0 ? devicePtr : deviceArg('cublasSetVectorAsync', 'devicePtr', devicePtr, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSetVectorAsync', 'incy', 'i32', incy);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasSetVectorAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasSetVectorAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasSetVectorAsync$c ??= binder.native('cublasSetVectorAsync'))(n_, elemSize, hostPtr, incx, devicePtr$, incy, stream);
   if (status !== 0) throw fail('cublasSetVectorAsync', status);
 }
@@ -152,9 +152,9 @@ let cublasSetWorkspace$c: NativeFunction | undefined;
  * @param workspace in/out `void *`: address or host buffer.
  * @param workspaceSizeInBytes in `size_t`. */
 export function cublasSetWorkspace(handle: T.cublasHandle_t | null, workspace: T.Pointer, workspaceSizeInBytes: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetWorkspace', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetWorkspace', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSetWorkspace', 'workspace', workspace, true);
-  if (typeof workspaceSizeInBytes !== 'number' || !(workspaceSizeInBytes >= 0 && workspaceSizeInBytes <= 9007199254740991) || workspaceSizeInBytes % 1 !== 0) int64Arg('cublasSetWorkspace', 'workspaceSizeInBytes', workspaceSizeInBytes, false);
+  if (typeof workspaceSizeInBytes !== 'number' || !(workspaceSizeInBytes >= 0 && workspaceSizeInBytes <= 9007199254740991) || Math.floor(workspaceSizeInBytes) !== workspaceSizeInBytes) int64Arg('cublasSetWorkspace', 'workspaceSizeInBytes', workspaceSizeInBytes, false);
   const status = (cublasSetWorkspace$c ??= binder.native('cublasSetWorkspace'))(handle, workspace, workspaceSizeInBytes);
   if (status !== 0) throw fail('cublasSetWorkspace', status);
 }

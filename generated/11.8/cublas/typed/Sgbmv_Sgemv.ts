@@ -33,7 +33,7 @@ function bind$cublasSgbmv(): typeof cublasSgbmv {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgbmv(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgbmv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgbmv', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgbmv', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgbmv', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgbmv', 'n', 'i32', n_);
@@ -75,7 +75,7 @@ function bind$cublasSgeam(): typeof cublasSgeam {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgeam(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgeam', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgeam', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgeam', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgeam', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgeam', 'm', 'i32', m);
@@ -107,7 +107,7 @@ let cublasSgelsBatched$c: NativeFunction | undefined;
  * @param devInfoArray in/out `int *`: device memory.
  * @param batchSize in `int`. */
 export function cublasSgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.DeviceMemory | null, lda: number, Carray: T.DeviceMemory | null, ldc: number, info: T.Pointer, devInfoArray: T.DeviceMemory | null, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgelsBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgelsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgelsBatched', 'trans', 'i32', trans);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgelsBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgelsBatched', 'n', 'i32', n_);
@@ -147,7 +147,7 @@ function bind$cublasSgemm(): typeof cublasSgemm {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemm(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemm', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemm', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemm', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemm', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemm', 'm', 'i32', m);
@@ -191,7 +191,7 @@ function bind$cublasSgemmBatched(): typeof cublasSgemmBatched {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemmBatched(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemmBatched', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmBatched', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmBatched', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemmBatched', 'm', 'i32', m);
@@ -238,7 +238,7 @@ function bind$cublasSgemmEx(): typeof cublasSgemmEx {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemmEx(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmEx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemmEx', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmEx', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmEx', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemmEx', 'm', 'i32', m);
@@ -288,7 +288,7 @@ function bind$cublasSgemmStridedBatched(): typeof cublasSgemmStridedBatched {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemmStridedBatched(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmStridedBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemmStridedBatched', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmStridedBatched', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmStridedBatched', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemmStridedBatched', 'm', 'i32', m);
@@ -297,14 +297,14 @@ function bind$cublasSgemmStridedBatched(): typeof cublasSgemmStridedBatched {
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSgemmStridedBatched', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSgemmStridedBatched', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgemmStridedBatched', 'lda', 'i32', lda);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasSgemmStridedBatched', 'strideA', strideA, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cublasSgemmStridedBatched', 'strideA', strideA, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSgemmStridedBatched', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSgemmStridedBatched', 'ldb', 'i32', ldb);
-    if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasSgemmStridedBatched', 'strideB', strideB, true);
+    if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || Math.floor(strideB) !== strideB) int64Arg('cublasSgemmStridedBatched', 'strideB', strideB, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSgemmStridedBatched', 'beta', 'f32', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasSgemmStridedBatched', 'C', C, true);
     if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSgemmStridedBatched', 'ldc', 'i32', ldc);
-    if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasSgemmStridedBatched', 'strideC', strideC, true);
+    if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || Math.floor(strideC) !== strideC) int64Arg('cublasSgemmStridedBatched', 'strideC', strideC, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasSgemmStridedBatched', 'batchCount', 'i32', batchCount);
     const status = (native$ ??= binder.native('cublasSgemmStridedBatched'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, strideA, B$, ldb, strideB, beta$, C$, ldc, strideC, batchCount);
     if (status !== 0) throw fail('cublasSgemmStridedBatched', status);
@@ -333,7 +333,7 @@ function bind$cublasSgemv(): typeof cublasSgemv {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemv(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemv', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemv', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemv', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgemv', 'n', 'i32', n_);
@@ -373,7 +373,7 @@ function bind$cublasSgemvBatched(): typeof cublasSgemvBatched {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemvBatched(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemvBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemvBatched', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemvBatched', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemvBatched', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgemvBatched', 'n', 'i32', n_);
@@ -417,21 +417,21 @@ function bind$cublasSgemvStridedBatched(): typeof cublasSgemvStridedBatched {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemvStridedBatched(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemvStridedBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemvStridedBatched', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemvStridedBatched', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemvStridedBatched', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgemvStridedBatched', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSgemvStridedBatched', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSgemvStridedBatched', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgemvStridedBatched', 'lda', 'i32', lda);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasSgemvStridedBatched', 'strideA', strideA, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cublasSgemvStridedBatched', 'strideA', strideA, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSgemvStridedBatched', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSgemvStridedBatched', 'incx', 'i32', incx);
-    if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || stridex % 1 !== 0) int64Arg('cublasSgemvStridedBatched', 'stridex', stridex, true);
+    if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || Math.floor(stridex) !== stridex) int64Arg('cublasSgemvStridedBatched', 'stridex', stridex, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSgemvStridedBatched', 'beta', 'f32', 'either', beta, s$slot1);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSgemvStridedBatched', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSgemvStridedBatched', 'incy', 'i32', incy);
-    if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || stridey % 1 !== 0) int64Arg('cublasSgemvStridedBatched', 'stridey', stridey, true);
+    if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || Math.floor(stridey) !== stridey) int64Arg('cublasSgemvStridedBatched', 'stridey', stridey, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasSgemvStridedBatched', 'batchCount', 'i32', batchCount);
     const status = (native$ ??= binder.native('cublasSgemvStridedBatched'))(handle, trans, m, n_, alpha$, A$, lda, strideA, x$, incx, stridex, beta$, y$, incy, stridey, batchCount);
     if (status !== 0) throw fail('cublasSgemvStridedBatched', status);

@@ -21,7 +21,7 @@ let cublasStbmv$c: NativeFunction | undefined;
  * @param x in/out `float *`: device memory.
  * @param incx in `int`. */
 export function cublasStbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStbmv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStbmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStbmv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStbmv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStbmv', 'diag', 'i32', diag);
@@ -47,7 +47,7 @@ let cublasStbsv$c: NativeFunction | undefined;
  * @param x in/out `float *`: device memory.
  * @param incx in `int`. */
 export function cublasStbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStbsv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStbsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStbsv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStbsv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStbsv', 'diag', 'i32', diag);
@@ -71,7 +71,7 @@ let cublasStpmv$c: NativeFunction | undefined;
  * @param x in/out `float *`: device memory.
  * @param incx in `int`. */
 export function cublasStpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStpmv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpmv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStpmv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStpmv', 'diag', 'i32', diag);
@@ -93,7 +93,7 @@ let cublasStpsv$c: NativeFunction | undefined;
  * @param x in/out `float *`: device memory.
  * @param incx in `int`. */
 export function cublasStpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStpsv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpsv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStpsv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStpsv', 'diag', 'i32', diag);
@@ -113,7 +113,7 @@ let cublasStpttr$c: NativeFunction | undefined;
  * @param A in/out `float *`: device memory.
  * @param lda in `int`. */
 export function cublasStpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, AP: T.DeviceMemory | null, A: T.DeviceMemory | null, lda: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStpttr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpttr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpttr', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasStpttr', 'n', 'i32', n_);
   const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && AP % 1 === 0 ? AP : deviceArg('cublasStpttr', 'AP', AP, true);
@@ -147,7 +147,7 @@ function bind$cublasStrmm(): typeof cublasStrmm {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasStrmm(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrmm', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrmm', 'handle', handle, true) as typeof handle;
     if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrmm', 'side', 'i32', side);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrmm', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrmm', 'trans', 'i32', trans);
@@ -177,7 +177,7 @@ let cublasStrmv$c: NativeFunction | undefined;
  * @param x in/out `float *`: device memory.
  * @param incx in `int`. */
 export function cublasStrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrmv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrmv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrmv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrmv', 'diag', 'i32', diag);
@@ -212,7 +212,7 @@ function bind$cublasStrsm(): typeof cublasStrsm {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasStrsm(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsm', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrsm', 'handle', handle, true) as typeof handle;
     if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrsm', 'side', 'i32', side);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrsm', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrsm', 'trans', 'i32', trans);
@@ -252,7 +252,7 @@ function bind$cublasStrsmBatched(): typeof cublasStrsmBatched {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasStrsmBatched(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsmBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrsmBatched', 'handle', handle, true) as typeof handle;
     if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrsmBatched', 'side', 'i32', side);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrsmBatched', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrsmBatched', 'trans', 'i32', trans);

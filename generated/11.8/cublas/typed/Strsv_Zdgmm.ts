@@ -20,7 +20,7 @@ let cublasStrsv$c: NativeFunction | undefined;
  * @param x in/out `float *`: device memory.
  * @param incx in `int`. */
 export function cublasStrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrsv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrsv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrsv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrsv', 'diag', 'i32', diag);
@@ -41,7 +41,7 @@ let cublasStrttp$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param AP in/out `float *`: device memory. */
 export function cublasStrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, AP: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrttp', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrttp', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasStrttp', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasStrttp', 'A', A, true);
@@ -61,7 +61,7 @@ let cublasSwapEx$c: NativeFunction | undefined;
  * @param yType in `cudaDataType`.
  * @param incy in `int`. */
 export function cublasSwapEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSwapEx', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSwapEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSwapEx', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSwapEx', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasSwapEx', 'xType', 'i32', xType);
@@ -93,7 +93,7 @@ let cublasUint8gemmBias$c: NativeFunction | undefined;
  * @param C_mult in `int`.
  * @param C_shift in `int`. */
 export function cublasUint8gemmBias(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, transc: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, A_bias: number, lda: number, B: T.DeviceMemory | null, B_bias: number, ldb: number, C: T.DeviceMemory | null, C_bias: number, ldc: number, C_mult: number, C_shift: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasUint8gemmBias', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasUint8gemmBias', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasUint8gemmBias', 'transa', 'i32', transa);
   if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasUint8gemmBias', 'transb', 'i32', transb);
   if (typeof transc !== 'number' || (transc | 0) !== transc) throw intError('cublasUint8gemmBias', 'transc', 'i32', transc);
@@ -143,7 +143,7 @@ function bind$cublasZaxpy(): typeof cublasZaxpy {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZaxpy(handle, n_, alpha, x, incx, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZaxpy', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZaxpy', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZaxpy', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasZaxpy', 'alpha', 'c128', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZaxpy', 'x', x, true);
@@ -163,7 +163,7 @@ let cublasZcopy$c: NativeFunction | undefined;
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`. */
 export function cublasZcopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZcopy', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZcopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZcopy', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZcopy', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZcopy', 'incx', 'i32', incx);
@@ -185,7 +185,7 @@ let cublasZdgmm$c: NativeFunction | undefined;
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`. */
 export function cublasZdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, C: T.DeviceMemory | null, ldc: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdgmm', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasZdgmm', 'mode', 'i32', mode);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZdgmm', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdgmm', 'n', 'i32', n_);

@@ -18,7 +18,7 @@ let cublasZdotc$c: NativeFunction | undefined;
  * @param incy in `int`.
  * @param result_ out `cuDoubleComplex *`: host or device memory. */
 export function cublasZdotc(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdotc', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdotc', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdotc', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZdotc', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZdotc', 'incx', 'i32', incx);
@@ -38,7 +38,7 @@ let cublasZdotu$c: NativeFunction | undefined;
  * @param incy in `int`.
  * @param result_ out `cuDoubleComplex *`: host or device memory. */
 export function cublasZdotu(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdotu', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdotu', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdotu', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZdotu', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZdotu', 'incx', 'i32', incx);
@@ -67,7 +67,7 @@ function bind$cublasZdrot(): typeof cublasZdrot {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasZdrot(handle, n_, x, incx, y, incy, c, s_) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdrot', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdrot', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdrot', 'n', 'i32', n_);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZdrot', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZdrot', 'incx', 'i32', incx);
@@ -95,7 +95,7 @@ function bind$cublasZdscal(): typeof cublasZdscal {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZdscal(handle, n_, alpha, x, incx) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdscal', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdscal', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdscal', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasZdscal', 'alpha', 'f64', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZdscal', 'x', x, true);
@@ -129,7 +129,7 @@ function bind$cublasZgbmv(): typeof cublasZgbmv {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZgbmv(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgbmv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgbmv', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgbmv', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgbmv', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgbmv', 'n', 'i32', n_);
@@ -171,7 +171,7 @@ function bind$cublasZgeam(): typeof cublasZgeam {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZgeam(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgeam', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgeam', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgeam', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgeam', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgeam', 'm', 'i32', m);
@@ -203,7 +203,7 @@ let cublasZgelsBatched$c: NativeFunction | undefined;
  * @param devInfoArray in/out `int *`: device memory.
  * @param batchSize in `int`. */
 export function cublasZgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.DeviceMemory | null, lda: number, Carray: T.DeviceMemory | null, ldc: number, info: T.Pointer, devInfoArray: T.DeviceMemory | null, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgelsBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgelsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgelsBatched', 'trans', 'i32', trans);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgelsBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgelsBatched', 'n', 'i32', n_);
@@ -243,7 +243,7 @@ function bind$cublasZgemm(): typeof cublasZgemm {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZgemm(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemm', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgemm', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgemm', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgemm', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgemm', 'm', 'i32', m);
@@ -287,7 +287,7 @@ function bind$cublasZgemmBatched(): typeof cublasZgemmBatched {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZgemmBatched(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemmBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgemmBatched', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgemmBatched', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgemmBatched', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgemmBatched', 'm', 'i32', m);
@@ -335,7 +335,7 @@ function bind$cublasZgemmStridedBatched(): typeof cublasZgemmStridedBatched {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZgemmStridedBatched(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemmStridedBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgemmStridedBatched', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgemmStridedBatched', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgemmStridedBatched', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgemmStridedBatched', 'm', 'i32', m);
@@ -344,14 +344,14 @@ function bind$cublasZgemmStridedBatched(): typeof cublasZgemmStridedBatched {
     const alpha$ = scalarArg('cublasZgemmStridedBatched', 'alpha', 'c128', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZgemmStridedBatched', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgemmStridedBatched', 'lda', 'i32', lda);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasZgemmStridedBatched', 'strideA', strideA, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cublasZgemmStridedBatched', 'strideA', strideA, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasZgemmStridedBatched', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasZgemmStridedBatched', 'ldb', 'i32', ldb);
-    if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasZgemmStridedBatched', 'strideB', strideB, true);
+    if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || Math.floor(strideB) !== strideB) int64Arg('cublasZgemmStridedBatched', 'strideB', strideB, true);
     const beta$ = scalarArg('cublasZgemmStridedBatched', 'beta', 'c128', 'either', beta, s$slot2);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasZgemmStridedBatched', 'C', C, true);
     if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasZgemmStridedBatched', 'ldc', 'i32', ldc);
-    if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasZgemmStridedBatched', 'strideC', strideC, true);
+    if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || Math.floor(strideC) !== strideC) int64Arg('cublasZgemmStridedBatched', 'strideC', strideC, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasZgemmStridedBatched', 'batchCount', 'i32', batchCount);
     const status = (native$ ??= binder.native('cublasZgemmStridedBatched'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, strideA, B$, ldb, strideB, beta$, C$, ldc, strideC, batchCount);
     if (status !== 0) throw fail('cublasZgemmStridedBatched', status);

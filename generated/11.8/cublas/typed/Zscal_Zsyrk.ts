@@ -24,7 +24,7 @@ function bind$cublasZscal(): typeof cublasZscal {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZscal(handle, n_, alpha, x, incx) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZscal', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZscal', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZscal', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasZscal', 'alpha', 'c128', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZscal', 'x', x, true);
@@ -42,7 +42,7 @@ let cublasZswap$c: NativeFunction | undefined;
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`. */
 export function cublasZswap(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZswap', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZswap', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZswap', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZswap', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZswap', 'incx', 'i32', incx);
@@ -75,7 +75,7 @@ function bind$cublasZsymm(): typeof cublasZsymm {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZsymm(handle, side, uplo, m, n_, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsymm', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZsymm', 'handle', handle, true) as typeof handle;
     if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasZsymm', 'side', 'i32', side);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsymm', 'uplo', 'i32', uplo);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZsymm', 'm', 'i32', m);
@@ -114,7 +114,7 @@ function bind$cublasZsymv(): typeof cublasZsymv {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZsymv(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsymv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZsymv', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsymv', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsymv', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasZsymv', 'alpha', 'c128', 'either', alpha, s$slot0);
@@ -148,7 +148,7 @@ function bind$cublasZsyr(): typeof cublasZsyr {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZsyr(handle, uplo, n_, alpha, x, incx, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZsyr', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsyr', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasZsyr', 'alpha', 'c128', 'either', alpha, s$slot0);
@@ -181,7 +181,7 @@ function bind$cublasZsyr2(): typeof cublasZsyr2 {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZsyr2(handle, uplo, n_, alpha, x, incx, y, incy, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr2', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZsyr2', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr2', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsyr2', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasZsyr2', 'alpha', 'c128', 'either', alpha, s$slot0);
@@ -219,7 +219,7 @@ function bind$cublasZsyr2k(): typeof cublasZsyr2k {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZsyr2k(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr2k', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZsyr2k', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr2k', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZsyr2k', 'trans', 'i32', trans);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsyr2k', 'n', 'i32', n_);
@@ -258,7 +258,7 @@ function bind$cublasZsyrk(): typeof cublasZsyrk {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZsyrk(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyrk', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZsyrk', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyrk', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZsyrk', 'trans', 'i32', trans);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsyrk', 'n', 'i32', n_);

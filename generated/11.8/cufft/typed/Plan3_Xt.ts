@@ -50,7 +50,7 @@ let cufftSetStream$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`. */
 export function cufftSetStream(plan: T.cufftHandle, stream: T.cudaStream_t | null): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftSetStream', 'plan', 'i32', plan);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cufftSetStream', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cufftSetStream', 'stream', stream, true) as typeof stream;
   const status = (cufftSetStream$c ??= binder.native('cufftSetStream'))(plan, stream);
   if (status !== 0) throw fail('cufftSetStream', status);
 }
@@ -216,14 +216,14 @@ function bind$cufftXtGetSizeMany(): typeof cufftXtGetSizeMany {
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftXtGetSizeMany', 'rank', 'i32', rank);
     pointerArg('cufftXtGetSizeMany', 'n', n_, true);
     pointerArg('cufftXtGetSizeMany', 'inembed', inembed, true);
-    if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'istride', istride, true);
-    if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || idist % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'idist', idist, true);
+    if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || Math.floor(istride) !== istride) int64Arg('cufftXtGetSizeMany', 'istride', istride, true);
+    if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || Math.floor(idist) !== idist) int64Arg('cufftXtGetSizeMany', 'idist', idist, true);
     if (typeof inputtype !== 'number' || (inputtype | 0) !== inputtype) throw intError('cufftXtGetSizeMany', 'inputtype', 'i32', inputtype);
     pointerArg('cufftXtGetSizeMany', 'onembed', onembed, true);
-    if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'ostride', ostride, true);
-    if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'odist', odist, true);
+    if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || Math.floor(ostride) !== ostride) int64Arg('cufftXtGetSizeMany', 'ostride', ostride, true);
+    if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || Math.floor(odist) !== odist) int64Arg('cufftXtGetSizeMany', 'odist', odist, true);
     if (typeof outputtype !== 'number' || (outputtype | 0) !== outputtype) throw intError('cufftXtGetSizeMany', 'outputtype', 'i32', outputtype);
-    if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftXtGetSizeMany', 'batch', batch, true);
+    if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || Math.floor(batch) !== batch) int64Arg('cufftXtGetSizeMany', 'batch', batch, true);
     s$f64[0] = 0;
     if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cufftXtGetSizeMany', 'executiontype', 'i32', executiontype);
     const status = (native$ ??= binder.native('cufftXtGetSizeMany'))(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s$bytes, executiontype);
@@ -265,14 +265,14 @@ function bind$cufftXtMakePlanMany(): typeof cufftXtMakePlanMany {
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftXtMakePlanMany', 'rank', 'i32', rank);
     pointerArg('cufftXtMakePlanMany', 'n', n_, true);
     pointerArg('cufftXtMakePlanMany', 'inembed', inembed, true);
-    if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'istride', istride, true);
-    if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || idist % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'idist', idist, true);
+    if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || Math.floor(istride) !== istride) int64Arg('cufftXtMakePlanMany', 'istride', istride, true);
+    if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || Math.floor(idist) !== idist) int64Arg('cufftXtMakePlanMany', 'idist', idist, true);
     if (typeof inputtype !== 'number' || (inputtype | 0) !== inputtype) throw intError('cufftXtMakePlanMany', 'inputtype', 'i32', inputtype);
     pointerArg('cufftXtMakePlanMany', 'onembed', onembed, true);
-    if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'ostride', ostride, true);
-    if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'odist', odist, true);
+    if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || Math.floor(ostride) !== ostride) int64Arg('cufftXtMakePlanMany', 'ostride', ostride, true);
+    if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || Math.floor(odist) !== odist) int64Arg('cufftXtMakePlanMany', 'odist', odist, true);
     if (typeof outputtype !== 'number' || (outputtype | 0) !== outputtype) throw intError('cufftXtMakePlanMany', 'outputtype', 'i32', outputtype);
-    if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftXtMakePlanMany', 'batch', batch, true);
+    if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || Math.floor(batch) !== batch) int64Arg('cufftXtMakePlanMany', 'batch', batch, true);
     s$f64[0] = 0;
     if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cufftXtMakePlanMany', 'executiontype', 'i32', executiontype);
     const status = (native$ ??= binder.native('cufftXtMakePlanMany'))(plan, rank, n_, inembed, istride, idist, inputtype, onembed, ostride, odist, outputtype, batch, s$bytes, executiontype);
@@ -344,7 +344,7 @@ let cufftXtSetCallbackSharedSize$c: NativeFunction | undefined;
 export function cufftXtSetCallbackSharedSize(plan: T.cufftHandle, cbType: T.cufftXtCallbackType, sharedSize: T.Int64): void {
   if (typeof plan !== 'number' || (plan | 0) !== plan) throw intError('cufftXtSetCallbackSharedSize', 'plan', 'i32', plan);
   if (typeof cbType !== 'number' || (cbType | 0) !== cbType) throw intError('cufftXtSetCallbackSharedSize', 'cbType', 'i32', cbType);
-  if (typeof sharedSize !== 'number' || !(sharedSize >= 0 && sharedSize <= 9007199254740991) || sharedSize % 1 !== 0) int64Arg('cufftXtSetCallbackSharedSize', 'sharedSize', sharedSize, false);
+  if (typeof sharedSize !== 'number' || !(sharedSize >= 0 && sharedSize <= 9007199254740991) || Math.floor(sharedSize) !== sharedSize) int64Arg('cufftXtSetCallbackSharedSize', 'sharedSize', sharedSize, false);
   const status = (cufftXtSetCallbackSharedSize$c ??= binder.native('cufftXtSetCallbackSharedSize'))(plan, cbType, sharedSize);
   if (status !== 0) throw fail('cufftXtSetCallbackSharedSize', status);
 }

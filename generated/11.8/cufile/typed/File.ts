@@ -102,7 +102,7 @@ let cuFileBufRegister$c: NativeFunction | undefined;
  * @param flags in `int`. */
 export function cuFileBufRegister(devPtr_base: T.Pointer, length: T.Int64, flags: number): void {
   pointerArg('cuFileBufRegister', 'devPtr_base', devPtr_base, true);
-  if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || length % 1 !== 0) int64Arg('cuFileBufRegister', 'length', length, false);
+  if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || Math.floor(length) !== length) int64Arg('cuFileBufRegister', 'length', length, false);
   if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cuFileBufRegister', 'flags', 'i32', flags);
   const status = ((cuFileBufRegister$c ??= binder.native('cuFileBufRegister'))(devPtr_base, length, flags) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBufRegister', status);
@@ -131,7 +131,7 @@ let cuFileDriverSetMaxCacheSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param max_cache_size in `size_t`. */
 export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): void {
-  if (typeof max_cache_size !== 'number' || !(max_cache_size >= 0 && max_cache_size <= 9007199254740991) || max_cache_size % 1 !== 0) int64Arg('cuFileDriverSetMaxCacheSize', 'max_cache_size', max_cache_size, false);
+  if (typeof max_cache_size !== 'number' || !(max_cache_size >= 0 && max_cache_size <= 9007199254740991) || Math.floor(max_cache_size) !== max_cache_size) int64Arg('cuFileDriverSetMaxCacheSize', 'max_cache_size', max_cache_size, false);
   const status = ((cuFileDriverSetMaxCacheSize$c ??= binder.native('cuFileDriverSetMaxCacheSize'))(max_cache_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxCacheSize', status);
 }
@@ -139,7 +139,7 @@ let cuFileDriverSetMaxDirectIOSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param max_direct_io_size in `size_t`. */
 export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): void {
-  if (typeof max_direct_io_size !== 'number' || !(max_direct_io_size >= 0 && max_direct_io_size <= 9007199254740991) || max_direct_io_size % 1 !== 0) int64Arg('cuFileDriverSetMaxDirectIOSize', 'max_direct_io_size', max_direct_io_size, false);
+  if (typeof max_direct_io_size !== 'number' || !(max_direct_io_size >= 0 && max_direct_io_size <= 9007199254740991) || Math.floor(max_direct_io_size) !== max_direct_io_size) int64Arg('cuFileDriverSetMaxDirectIOSize', 'max_direct_io_size', max_direct_io_size, false);
   const status = ((cuFileDriverSetMaxDirectIOSize$c ??= binder.native('cuFileDriverSetMaxDirectIOSize'))(max_direct_io_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxDirectIOSize', status);
 }
@@ -147,7 +147,7 @@ let cuFileDriverSetMaxPinnedMemSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 11.8 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param max_pinned_size in `size_t`. */
 export function cuFileDriverSetMaxPinnedMemSize(max_pinned_size: T.Int64): void {
-  if (typeof max_pinned_size !== 'number' || !(max_pinned_size >= 0 && max_pinned_size <= 9007199254740991) || max_pinned_size % 1 !== 0) int64Arg('cuFileDriverSetMaxPinnedMemSize', 'max_pinned_size', max_pinned_size, false);
+  if (typeof max_pinned_size !== 'number' || !(max_pinned_size >= 0 && max_pinned_size <= 9007199254740991) || Math.floor(max_pinned_size) !== max_pinned_size) int64Arg('cuFileDriverSetMaxPinnedMemSize', 'max_pinned_size', max_pinned_size, false);
   const status = ((cuFileDriverSetMaxPinnedMemSize$c ??= binder.native('cuFileDriverSetMaxPinnedMemSize'))(max_pinned_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxPinnedMemSize', status);
 }
@@ -157,7 +157,7 @@ let cuFileDriverSetPollMode$c: NativeFunction | undefined;
  * @param poll_threshold_size in `size_t`. */
 export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.Int64): void {
   if (typeof poll !== 'boolean') throw argError('cuFileDriverSetPollMode', 'poll', 'a boolean', poll);
-  if (typeof poll_threshold_size !== 'number' || !(poll_threshold_size >= 0 && poll_threshold_size <= 9007199254740991) || poll_threshold_size % 1 !== 0) int64Arg('cuFileDriverSetPollMode', 'poll_threshold_size', poll_threshold_size, false);
+  if (typeof poll_threshold_size !== 'number' || !(poll_threshold_size >= 0 && poll_threshold_size <= 9007199254740991) || Math.floor(poll_threshold_size) !== poll_threshold_size) int64Arg('cuFileDriverSetPollMode', 'poll_threshold_size', poll_threshold_size, false);
   const status = ((cuFileDriverSetPollMode$c ??= binder.native('cuFileDriverSetPollMode'))(poll, poll_threshold_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetPollMode', status);
 }
@@ -205,11 +205,11 @@ let cuFileRead$c: NativeFunction | undefined;
  * @returns `ssize_t` */
 export function cuFileRead(fh: T.Pointer, devPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, devPtr_offset: T.Int64): number | bigint {
   pointerArg('cuFileRead', 'fh', fh, false);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileRead', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuFileRead', 'size', size, false);
   pointerArg('cuFileRead', 'devPtr_base', devPtr_base, true, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileRead', 'size', size, false);
-  if (typeof file_offset !== 'number' || !(file_offset >= -9007199254740991 && file_offset <= 9007199254740991) || file_offset % 1 !== 0) int64Arg('cuFileRead', 'file_offset', file_offset, true);
-  if (typeof devPtr_offset !== 'number' || !(devPtr_offset >= -9007199254740991 && devPtr_offset <= 9007199254740991) || devPtr_offset % 1 !== 0) int64Arg('cuFileRead', 'devPtr_offset', devPtr_offset, true);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuFileRead', 'size', size, false);
+  if (typeof file_offset !== 'number' || !(file_offset >= -9007199254740991 && file_offset <= 9007199254740991) || Math.floor(file_offset) !== file_offset) int64Arg('cuFileRead', 'file_offset', file_offset, true);
+  if (typeof devPtr_offset !== 'number' || !(devPtr_offset >= -9007199254740991 && devPtr_offset <= 9007199254740991) || Math.floor(devPtr_offset) !== devPtr_offset) int64Arg('cuFileRead', 'devPtr_offset', devPtr_offset, true);
   const result = (cuFileRead$c ??= binder.native('cuFileRead'))(fh, devPtr_base, size, file_offset, devPtr_offset);
   return result;
 }
@@ -230,11 +230,11 @@ let cuFileWrite$c: NativeFunction | undefined;
  * @returns `ssize_t` */
 export function cuFileWrite(fh: T.Pointer, devPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, devPtr_offset: T.Int64): number | bigint {
   pointerArg('cuFileWrite', 'fh', fh, false);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileWrite', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuFileWrite', 'size', size, false);
   pointerArg('cuFileWrite', 'devPtr_base', devPtr_base, true, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileWrite', 'size', size, false);
-  if (typeof file_offset !== 'number' || !(file_offset >= -9007199254740991 && file_offset <= 9007199254740991) || file_offset % 1 !== 0) int64Arg('cuFileWrite', 'file_offset', file_offset, true);
-  if (typeof devPtr_offset !== 'number' || !(devPtr_offset >= -9007199254740991 && devPtr_offset <= 9007199254740991) || devPtr_offset % 1 !== 0) int64Arg('cuFileWrite', 'devPtr_offset', devPtr_offset, true);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuFileWrite', 'size', size, false);
+  if (typeof file_offset !== 'number' || !(file_offset >= -9007199254740991 && file_offset <= 9007199254740991) || Math.floor(file_offset) !== file_offset) int64Arg('cuFileWrite', 'file_offset', file_offset, true);
+  if (typeof devPtr_offset !== 'number' || !(devPtr_offset >= -9007199254740991 && devPtr_offset <= 9007199254740991) || Math.floor(devPtr_offset) !== devPtr_offset) int64Arg('cuFileWrite', 'devPtr_offset', devPtr_offset, true);
   const result = (cuFileWrite$c ??= binder.native('cuFileWrite'))(fh, devPtr_base, size, file_offset, devPtr_offset);
   return result;
 }

@@ -14,7 +14,7 @@ let cuptiActivityConfigurePCSampling$c: NativeFunction | undefined;
  * @param config in `CUpti_ActivityPCSamplingConfig *`: a `CUpti_ActivityPCSamplingConfig` object or its bytes.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityConfigurePCSampling(ctx: T.CUcontext | null, config: T.CUpti_ActivityPCSamplingConfig | Uint8Array): void {
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuptiActivityConfigurePCSampling', 'ctx', ctx, true) as typeof ctx;
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuptiActivityConfigurePCSampling', 'ctx', ctx, true) as typeof ctx;
   const config$ = recordArg('cuptiActivityConfigurePCSampling', 'config', records.CUpti_ActivityPCSamplingConfig(), config, false);
   const status = (cuptiActivityConfigurePCSampling$c ??= binder.native('cuptiActivityConfigurePCSampling'))(ctx, config$);
   if (status !== 0) throw fail('cuptiActivityConfigurePCSampling', status);
@@ -46,7 +46,7 @@ let cuptiActivityDisableContext$c: NativeFunction | undefined;
  * @param kind in `CUpti_ActivityKind`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityDisableContext(context: T.CUcontext | null, kind: T.CUpti_ActivityKind): void {
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityDisableContext', 'context', context, true) as typeof context;
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiActivityDisableContext', 'context', context, true) as typeof context;
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityDisableContext', 'kind', 'i32', kind);
   const status = (cuptiActivityDisableContext$c ??= binder.native('cuptiActivityDisableContext'))(context, kind);
   if (status !== 0) throw fail('cuptiActivityDisableContext', status);
@@ -75,7 +75,7 @@ let cuptiActivityEnableContext$c: NativeFunction | undefined;
  * @param kind in `CUpti_ActivityKind`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityEnableContext(context: T.CUcontext | null, kind: T.CUpti_ActivityKind): void {
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityEnableContext', 'context', context, true) as typeof context;
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiActivityEnableContext', 'context', context, true) as typeof context;
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityEnableContext', 'kind', 'i32', kind);
   const status = (cuptiActivityEnableContext$c ??= binder.native('cuptiActivityEnableContext'))(context, kind);
   if (status !== 0) throw fail('cuptiActivityEnableContext', status);
@@ -105,7 +105,7 @@ let cuptiActivityFlush$c: NativeFunction | undefined;
  * @param flag in `uint32_t`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityFlush(context: T.CUcontext | null, streamId: number, flag: number): void {
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityFlush', 'context', context, true) as typeof context;
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiActivityFlush', 'context', context, true) as typeof context;
   if (typeof streamId !== 'number' || (streamId >>> 0) !== streamId) throw intError('cuptiActivityFlush', 'streamId', 'u32', streamId);
   if (typeof flag !== 'number' || (flag >>> 0) !== flag) throw intError('cuptiActivityFlush', 'flag', 'u32', flag);
   const status = (cuptiActivityFlush$c ??= binder.native('cuptiActivityFlush'))(context, streamId, flag);
@@ -147,7 +147,7 @@ function bind$cuptiActivityGetAttribute(): typeof cuptiActivityGetAttribute {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiActivityGetAttribute(attr, valueSize, value) {
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuptiActivityGetAttribute', 'attr', 'i32', attr);
-    if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiActivityGetAttribute', 'valueSize', valueSize, false);
+    if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || Math.floor(valueSize) !== valueSize) int64Arg('cuptiActivityGetAttribute', 'valueSize', valueSize, false);
     s$u64[0] = BigInt(valueSize as number | bigint);
     pointerArg('cuptiActivityGetAttribute', 'value', value, true);
     const status = (native$ ??= binder.native('cuptiActivityGetAttribute'))(attr, s$bytes, value);
@@ -177,8 +177,8 @@ function bind$cuptiActivityGetNextRecord(): typeof cuptiActivityGetNextRecord {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiActivityGetNextRecord(buffer, validBufferSizeBytes, record) {
     pointerArg('cuptiActivityGetNextRecord', 'buffer', buffer, true);
-    if (typeof validBufferSizeBytes !== 'number' || !(validBufferSizeBytes >= 0 && validBufferSizeBytes <= 9007199254740991) || validBufferSizeBytes % 1 !== 0) int64Arg('cuptiActivityGetNextRecord', 'validBufferSizeBytes', validBufferSizeBytes, false);
-    if (typeof record !== 'number' || !(record >= 0 && record <= 9007199254740991) || record % 1 !== 0) record = addressArg('cuptiActivityGetNextRecord', 'record', record, false) as typeof record;
+    if (typeof validBufferSizeBytes !== 'number' || !(validBufferSizeBytes >= 0 && validBufferSizeBytes <= 9007199254740991) || Math.floor(validBufferSizeBytes) !== validBufferSizeBytes) int64Arg('cuptiActivityGetNextRecord', 'validBufferSizeBytes', validBufferSizeBytes, false);
+    if (typeof record !== 'number' || !(record >= 0 && record <= 9007199254740991) || Math.floor(record) !== record) record = addressArg('cuptiActivityGetNextRecord', 'record', record, false) as typeof record;
     s$u64[0] = BigInt(record as number | bigint);
     const status = (native$ ??= binder.native('cuptiActivityGetNextRecord'))(buffer, validBufferSizeBytes, s$bytes);
     if (status !== 0) throw fail('cuptiActivityGetNextRecord', status);
@@ -205,7 +205,7 @@ function bind$cuptiActivityGetNumDroppedRecords(): typeof cuptiActivityGetNumDro
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiActivityGetNumDroppedRecords(context, streamId) {
-    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiActivityGetNumDroppedRecords', 'context', context, true) as typeof context;
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiActivityGetNumDroppedRecords', 'context', context, true) as typeof context;
     if (typeof streamId !== 'number' || (streamId >>> 0) !== streamId) throw intError('cuptiActivityGetNumDroppedRecords', 'streamId', 'u32', streamId);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuptiActivityGetNumDroppedRecords'))(context, streamId, s$bytes);
@@ -245,7 +245,7 @@ let cuptiActivityPushExternalCorrelationId$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiActivityPushExternalCorrelationId(kind: T.CUpti_ExternalCorrelationKind, id: T.Int64): void {
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cuptiActivityPushExternalCorrelationId', 'kind', 'i32', kind);
-  if (typeof id !== 'number' || !(id >= 0 && id <= 9007199254740991) || id % 1 !== 0) int64Arg('cuptiActivityPushExternalCorrelationId', 'id', id, false);
+  if (typeof id !== 'number' || !(id >= 0 && id <= 9007199254740991) || Math.floor(id) !== id) int64Arg('cuptiActivityPushExternalCorrelationId', 'id', id, false);
   const status = (cuptiActivityPushExternalCorrelationId$c ??= binder.native('cuptiActivityPushExternalCorrelationId'))(kind, id);
   if (status !== 0) throw fail('cuptiActivityPushExternalCorrelationId', status);
 }
@@ -287,7 +287,7 @@ function bind$cuptiActivitySetAttribute(): typeof cuptiActivitySetAttribute {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiActivitySetAttribute(attr, valueSize, value) {
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuptiActivitySetAttribute', 'attr', 'i32', attr);
-    if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiActivitySetAttribute', 'valueSize', valueSize, false);
+    if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || Math.floor(valueSize) !== valueSize) int64Arg('cuptiActivitySetAttribute', 'valueSize', valueSize, false);
     s$u64[0] = BigInt(valueSize as number | bigint);
     pointerArg('cuptiActivitySetAttribute', 'value', value, true);
     const status = (native$ ??= binder.native('cuptiActivitySetAttribute'))(attr, s$bytes, value);

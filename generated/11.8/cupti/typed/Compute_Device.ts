@@ -49,7 +49,7 @@ function bind$cuptiDeviceEnumEventDomains(): typeof cuptiDeviceEnumEventDomains 
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiDeviceEnumEventDomains(device, arraySizeBytes, domainArray) {
     if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceEnumEventDomains', 'device', 'i32', device);
-    if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiDeviceEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
+    if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || Math.floor(arraySizeBytes) !== arraySizeBytes) int64Arg('cuptiDeviceEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
     s$u64[0] = BigInt(arraySizeBytes as number | bigint);
     pointerArg('cuptiDeviceEnumEventDomains', 'domainArray', domainArray, false);
     const status = (native$ ??= binder.native('cuptiDeviceEnumEventDomains'))(device, s$bytes, domainArray);
@@ -208,7 +208,7 @@ function bind$cuptiDeviceGetTimestamp(): typeof cuptiDeviceGetTimestamp {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function cuptiDeviceGetTimestamp(context) {
-    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiDeviceGetTimestamp', 'context', context, true) as typeof context;
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiDeviceGetTimestamp', 'context', context, true) as typeof context;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuptiDeviceGetTimestamp'))(context, s$bytes);
     if (status !== 0) throw fail('cuptiDeviceGetTimestamp', status);

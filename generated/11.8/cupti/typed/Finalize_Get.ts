@@ -21,7 +21,7 @@ let cuptiGetAutoBoostState$c: NativeFunction | undefined;
  * @returns the value of `state`: out `CUpti_ActivityAutoBoostState`.
  * @remarks [NVIDIA group `CUPTI_ACTIVITY_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__ACTIVITY__API.html). */
 export function cuptiGetAutoBoostState(context: T.CUcontext | null): T.CUpti_ActivityAutoBoostState {
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetAutoBoostState', 'context', context, true) as typeof context;
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiGetAutoBoostState', 'context', context, true) as typeof context;
   const state$ = new Uint8Array(8);
   const status = (cuptiGetAutoBoostState$c ??= binder.native('cuptiGetAutoBoostState'))(context, state$);
   if (status !== 0) throw fail('cuptiGetAutoBoostState', status);
@@ -67,7 +67,7 @@ function bind$cuptiGetCallbackState(): typeof cuptiGetCallbackState {
   let native$: NativeFunction | undefined;
   return function cuptiGetCallbackState(subscriber, domain, cbid) {
     s$f64[0] = 0;
-    if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiGetCallbackState', 'subscriber', subscriber, true) as typeof subscriber;
+    if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || Math.floor(subscriber) !== subscriber) subscriber = addressArg('cuptiGetCallbackState', 'subscriber', subscriber, true) as typeof subscriber;
     if (typeof domain !== 'number' || (domain | 0) !== domain) throw intError('cuptiGetCallbackState', 'domain', 'i32', domain);
     if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiGetCallbackState', 'cbid', 'u32', cbid);
     const status = (native$ ??= binder.native('cuptiGetCallbackState'))(s$bytes, subscriber, domain, cbid);
@@ -89,7 +89,7 @@ function bind$cuptiGetContextId(): typeof cuptiGetContextId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuptiGetContextId(context) {
-    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetContextId', 'context', context, true) as typeof context;
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiGetContextId', 'context', context, true) as typeof context;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuptiGetContextId'))(context, s$bytes);
     if (status !== 0) throw fail('cuptiGetContextId', status);
@@ -110,7 +110,7 @@ function bind$cuptiGetDeviceId(): typeof cuptiGetDeviceId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuptiGetDeviceId(context) {
-    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetDeviceId', 'context', context, true) as typeof context;
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiGetDeviceId', 'context', context, true) as typeof context;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuptiGetDeviceId'))(context, s$bytes);
     if (status !== 0) throw fail('cuptiGetDeviceId', status);
@@ -131,7 +131,7 @@ function bind$cuptiGetGraphId(): typeof cuptiGetGraphId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuptiGetGraphId(graph) {
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cuptiGetGraphId', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cuptiGetGraphId', 'graph', graph, true) as typeof graph;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuptiGetGraphId'))(graph, s$bytes);
     if (status !== 0) throw fail('cuptiGetGraphId', status);
@@ -152,7 +152,7 @@ function bind$cuptiGetGraphNodeId(): typeof cuptiGetGraphNodeId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function cuptiGetGraphNodeId(node) {
-    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cuptiGetGraphNodeId', 'node', node, true) as typeof node;
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cuptiGetGraphNodeId', 'node', node, true) as typeof node;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuptiGetGraphNodeId'))(node, s$bytes);
     if (status !== 0) throw fail('cuptiGetGraphNodeId', status);
@@ -240,8 +240,8 @@ function bind$cuptiGetStreamId(): typeof cuptiGetStreamId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuptiGetStreamId(context, stream) {
-    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetStreamId', 'context', context, true) as typeof context;
-    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuptiGetStreamId', 'stream', stream, true) as typeof stream;
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiGetStreamId', 'context', context, true) as typeof context;
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuptiGetStreamId', 'stream', stream, true) as typeof stream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuptiGetStreamId'))(context, stream, s$bytes);
     if (status !== 0) throw fail('cuptiGetStreamId', status);
@@ -264,8 +264,8 @@ function bind$cuptiGetStreamIdEx(): typeof cuptiGetStreamIdEx {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuptiGetStreamIdEx(context, stream, perThreadStream) {
-    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiGetStreamIdEx', 'context', context, true) as typeof context;
-    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuptiGetStreamIdEx', 'stream', stream, true) as typeof stream;
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiGetStreamIdEx', 'context', context, true) as typeof context;
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuptiGetStreamIdEx', 'stream', stream, true) as typeof stream;
     if (typeof perThreadStream !== 'number' || (perThreadStream & 0xff) !== perThreadStream) throw intError('cuptiGetStreamIdEx', 'perThreadStream', 'u8', perThreadStream);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuptiGetStreamIdEx'))(context, stream, perThreadStream, s$bytes);

@@ -87,7 +87,7 @@ let curandDestroyDistribution$c: NativeFunction | undefined;
 /** `curandStatus_t curandDestroyDistribution(curandDiscreteDistribution_t discrete_distribution)` · curand.h · CUDA 11.8 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param discrete_distribution in `curandDiscreteDistribution_t`. */
 export function curandDestroyDistribution(discrete_distribution: T.curandDiscreteDistribution_t | null): void {
-  if (typeof discrete_distribution !== 'number' || !(discrete_distribution >= 0 && discrete_distribution <= 9007199254740991) || discrete_distribution % 1 !== 0) discrete_distribution = addressArg('curandDestroyDistribution', 'discrete_distribution', discrete_distribution, true) as typeof discrete_distribution;
+  if (typeof discrete_distribution !== 'number' || !(discrete_distribution >= 0 && discrete_distribution <= 9007199254740991) || Math.floor(discrete_distribution) !== discrete_distribution) discrete_distribution = addressArg('curandDestroyDistribution', 'discrete_distribution', discrete_distribution, true) as typeof discrete_distribution;
   const status = (curandDestroyDistribution$c ??= binder.native('curandDestroyDistribution'))(discrete_distribution);
   if (status !== 0) throw fail('curandDestroyDistribution', status);
 }
@@ -95,7 +95,7 @@ let curandDestroyGenerator$c: NativeFunction | undefined;
 /** `curandStatus_t curandDestroyGenerator(curandGenerator_t generator)` · curand.h · CUDA 11.8 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`. */
 export function curandDestroyGenerator(generator: T.curandGenerator_t | null): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandDestroyGenerator', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandDestroyGenerator', 'generator', generator, true) as typeof generator;
   const status = (curandDestroyGenerator$c ??= binder.native('curandDestroyGenerator'))(generator);
   if (status !== 0) throw fail('curandDestroyGenerator', status);
 }
@@ -105,9 +105,9 @@ let curandGenerate$c: NativeFunction | undefined;
  * @param outputPtr out `unsigned int *`: device memory, `num` elements of `unsigned int`.
  * @param num in `size_t`. */
 export function curandGenerate(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerate', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerate', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerate', 'outputPtr', outputPtr, true);
-  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || num % 1 !== 0) int64Arg('curandGenerate', 'num', num, false);
+  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || Math.floor(num) !== num) int64Arg('curandGenerate', 'num', num, false);
   const status = (curandGenerate$c ??= binder.native('curandGenerate'))(generator, outputPtr$, num);
   if (status !== 0) throw fail('curandGenerate', status);
 }
@@ -119,9 +119,9 @@ let curandGenerateBinomial$c: NativeFunction | undefined;
  * @param n_ in `unsigned int`.
  * @param p in `double`. */
 export function curandGenerateBinomial(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64, n_: number, p: number): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateBinomial', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateBinomial', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateBinomial', 'outputPtr', outputPtr, true);
-  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || num % 1 !== 0) int64Arg('curandGenerateBinomial', 'num', num, false);
+  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || Math.floor(num) !== num) int64Arg('curandGenerateBinomial', 'num', num, false);
   if (typeof n_ !== 'number' || (n_ >>> 0) !== n_) throw intError('curandGenerateBinomial', 'n', 'u32', n_);
   if (typeof p !== 'number') throw argError('curandGenerateBinomial', 'p', 'a number', p);
   const status = (curandGenerateBinomial$c ??= binder.native('curandGenerateBinomial'))(generator, outputPtr$, num, n_, p);
@@ -136,9 +136,9 @@ let curandGenerateBinomialMethod$c: NativeFunction | undefined;
  * @param p in `double`.
  * @param method in `curandMethod_t`. */
 export function curandGenerateBinomialMethod(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64, n_: number, p: number, method: T.curandMethod_t): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateBinomialMethod', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateBinomialMethod', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateBinomialMethod', 'outputPtr', outputPtr, true);
-  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || num % 1 !== 0) int64Arg('curandGenerateBinomialMethod', 'num', num, false);
+  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || Math.floor(num) !== num) int64Arg('curandGenerateBinomialMethod', 'num', num, false);
   if (typeof n_ !== 'number' || (n_ >>> 0) !== n_) throw intError('curandGenerateBinomialMethod', 'n', 'u32', n_);
   if (typeof p !== 'number') throw argError('curandGenerateBinomialMethod', 'p', 'a number', p);
   if (typeof method !== 'number' || (method | 0) !== method) throw intError('curandGenerateBinomialMethod', 'method', 'i32', method);
@@ -153,9 +153,9 @@ let curandGenerateLogNormal$c: NativeFunction | undefined;
  * @param mean in `float`.
  * @param stddev in `float`. */
 export function curandGenerateLogNormal(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateLogNormal', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateLogNormal', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateLogNormal', 'outputPtr', outputPtr, true);
-  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('curandGenerateLogNormal', 'n', n_, false);
+  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('curandGenerateLogNormal', 'n', n_, false);
   if (typeof mean !== 'number') throw argError('curandGenerateLogNormal', 'mean', 'a number', mean);
   if (typeof stddev !== 'number') throw argError('curandGenerateLogNormal', 'stddev', 'a number', stddev);
   const status = (curandGenerateLogNormal$c ??= binder.native('curandGenerateLogNormal'))(generator, outputPtr$, n_, mean, stddev);
@@ -169,9 +169,9 @@ let curandGenerateLogNormalDouble$c: NativeFunction | undefined;
  * @param mean in `double`.
  * @param stddev in `double`. */
 export function curandGenerateLogNormalDouble(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateLogNormalDouble', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateLogNormalDouble', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateLogNormalDouble', 'outputPtr', outputPtr, true);
-  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('curandGenerateLogNormalDouble', 'n', n_, false);
+  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('curandGenerateLogNormalDouble', 'n', n_, false);
   if (typeof mean !== 'number') throw argError('curandGenerateLogNormalDouble', 'mean', 'a number', mean);
   if (typeof stddev !== 'number') throw argError('curandGenerateLogNormalDouble', 'stddev', 'a number', stddev);
   const status = (curandGenerateLogNormalDouble$c ??= binder.native('curandGenerateLogNormalDouble'))(generator, outputPtr$, n_, mean, stddev);
@@ -183,9 +183,9 @@ let curandGenerateLongLong$c: NativeFunction | undefined;
  * @param outputPtr out `unsigned long long *`: device memory, `num` elements of `unsigned long long`.
  * @param num in `size_t`. */
 export function curandGenerateLongLong(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateLongLong', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateLongLong', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateLongLong', 'outputPtr', outputPtr, true);
-  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || num % 1 !== 0) int64Arg('curandGenerateLongLong', 'num', num, false);
+  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || Math.floor(num) !== num) int64Arg('curandGenerateLongLong', 'num', num, false);
   const status = (curandGenerateLongLong$c ??= binder.native('curandGenerateLongLong'))(generator, outputPtr$, num);
   if (status !== 0) throw fail('curandGenerateLongLong', status);
 }
@@ -197,9 +197,9 @@ let curandGenerateNormal$c: NativeFunction | undefined;
  * @param mean in `float`.
  * @param stddev in `float`. */
 export function curandGenerateNormal(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateNormal', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateNormal', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateNormal', 'outputPtr', outputPtr, true);
-  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('curandGenerateNormal', 'n', n_, false);
+  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('curandGenerateNormal', 'n', n_, false);
   if (typeof mean !== 'number') throw argError('curandGenerateNormal', 'mean', 'a number', mean);
   if (typeof stddev !== 'number') throw argError('curandGenerateNormal', 'stddev', 'a number', stddev);
   const status = (curandGenerateNormal$c ??= binder.native('curandGenerateNormal'))(generator, outputPtr$, n_, mean, stddev);
@@ -213,9 +213,9 @@ let curandGenerateNormalDouble$c: NativeFunction | undefined;
  * @param mean in `double`.
  * @param stddev in `double`. */
 export function curandGenerateNormalDouble(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, mean: number, stddev: number): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateNormalDouble', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateNormalDouble', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateNormalDouble', 'outputPtr', outputPtr, true);
-  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('curandGenerateNormalDouble', 'n', n_, false);
+  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('curandGenerateNormalDouble', 'n', n_, false);
   if (typeof mean !== 'number') throw argError('curandGenerateNormalDouble', 'mean', 'a number', mean);
   if (typeof stddev !== 'number') throw argError('curandGenerateNormalDouble', 'stddev', 'a number', stddev);
   const status = (curandGenerateNormalDouble$c ??= binder.native('curandGenerateNormalDouble'))(generator, outputPtr$, n_, mean, stddev);
@@ -228,9 +228,9 @@ let curandGeneratePoisson$c: NativeFunction | undefined;
  * @param n_ in `size_t`.
  * @param lambda in `double`. */
 export function curandGeneratePoisson(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, lambda: number): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGeneratePoisson', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGeneratePoisson', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGeneratePoisson', 'outputPtr', outputPtr, true);
-  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('curandGeneratePoisson', 'n', n_, false);
+  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('curandGeneratePoisson', 'n', n_, false);
   if (typeof lambda !== 'number') throw argError('curandGeneratePoisson', 'lambda', 'a number', lambda);
   const status = (curandGeneratePoisson$c ??= binder.native('curandGeneratePoisson'))(generator, outputPtr$, n_, lambda);
   if (status !== 0) throw fail('curandGeneratePoisson', status);
@@ -243,9 +243,9 @@ let curandGeneratePoissonMethod$c: NativeFunction | undefined;
  * @param lambda in `double`.
  * @param method in `curandMethod_t`. */
 export function curandGeneratePoissonMethod(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, n_: T.Int64, lambda: number, method: T.curandMethod_t): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGeneratePoissonMethod', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGeneratePoissonMethod', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGeneratePoissonMethod', 'outputPtr', outputPtr, true);
-  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('curandGeneratePoissonMethod', 'n', n_, false);
+  if (typeof n_ !== 'number' || !(n_ >= 0 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('curandGeneratePoissonMethod', 'n', n_, false);
   if (typeof lambda !== 'number') throw argError('curandGeneratePoissonMethod', 'lambda', 'a number', lambda);
   if (typeof method !== 'number' || (method | 0) !== method) throw intError('curandGeneratePoissonMethod', 'method', 'i32', method);
   const status = (curandGeneratePoissonMethod$c ??= binder.native('curandGeneratePoissonMethod'))(generator, outputPtr$, n_, lambda, method);
@@ -255,7 +255,7 @@ let curandGenerateSeeds$c: NativeFunction | undefined;
 /** `curandStatus_t curandGenerateSeeds(curandGenerator_t generator)` · curand.h · CUDA 11.8 Throws {@link CurandError}; a bad argument throws TypeError or RangeError before any call.
  * @param generator in `curandGenerator_t`. */
 export function curandGenerateSeeds(generator: T.curandGenerator_t | null): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateSeeds', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateSeeds', 'generator', generator, true) as typeof generator;
   const status = (curandGenerateSeeds$c ??= binder.native('curandGenerateSeeds'))(generator);
   if (status !== 0) throw fail('curandGenerateSeeds', status);
 }
@@ -265,9 +265,9 @@ let curandGenerateUniform$c: NativeFunction | undefined;
  * @param outputPtr out `float *`: device memory, `num` elements of `float`.
  * @param num in `size_t`. */
 export function curandGenerateUniform(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateUniform', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateUniform', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateUniform', 'outputPtr', outputPtr, true);
-  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || num % 1 !== 0) int64Arg('curandGenerateUniform', 'num', num, false);
+  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || Math.floor(num) !== num) int64Arg('curandGenerateUniform', 'num', num, false);
   const status = (curandGenerateUniform$c ??= binder.native('curandGenerateUniform'))(generator, outputPtr$, num);
   if (status !== 0) throw fail('curandGenerateUniform', status);
 }
@@ -277,9 +277,9 @@ let curandGenerateUniformDouble$c: NativeFunction | undefined;
  * @param outputPtr out `double *`: device memory, `num` elements of `double`.
  * @param num in `size_t`. */
 export function curandGenerateUniformDouble(generator: T.curandGenerator_t | null, outputPtr: T.DeviceMemory | null, num: T.Int64): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandGenerateUniformDouble', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandGenerateUniformDouble', 'generator', generator, true) as typeof generator;
   const outputPtr$ = typeof outputPtr === 'number' && outputPtr >= 0 && outputPtr <= 9007199254740991 && outputPtr % 1 === 0 ? outputPtr : deviceArg('curandGenerateUniformDouble', 'outputPtr', outputPtr, true);
-  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || num % 1 !== 0) int64Arg('curandGenerateUniformDouble', 'num', num, false);
+  if (typeof num !== 'number' || !(num >= 0 && num <= 9007199254740991) || Math.floor(num) !== num) int64Arg('curandGenerateUniformDouble', 'num', num, false);
   const status = (curandGenerateUniformDouble$c ??= binder.native('curandGenerateUniformDouble'))(generator, outputPtr$, num);
   if (status !== 0) throw fail('curandGenerateUniformDouble', status);
 }

@@ -23,7 +23,7 @@ let cusolverDnCgebrd$c: NativeFunction | undefined;
  * @param Lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnCgebrd(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, D: T.DeviceMemory | null, E: T.DeviceMemory | null, TAUQ: T.DeviceMemory | null, TAUP: T.DeviceMemory | null, Work: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgebrd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgebrd', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgebrd', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCgebrd', 'A', A, true);
@@ -53,7 +53,7 @@ function bind$cusolverDnCgebrd_bufferSize(): typeof cusolverDnCgebrd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnCgebrd_bufferSize(handle, m, n_) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgebrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgebrd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgebrd_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgebrd_bufferSize', 'n', 'i32', n_);
     s$f64[0] = 0;
@@ -74,7 +74,7 @@ let cusolverDnCgeqrf$c: NativeFunction | undefined;
  * @param Lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnCgeqrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, TAU: T.DeviceMemory | null, Workspace: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgeqrf', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgeqrf', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgeqrf', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCgeqrf', 'A', A, true);
@@ -103,7 +103,7 @@ function bind$cusolverDnCgeqrf_bufferSize(): typeof cusolverDnCgeqrf_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnCgeqrf_bufferSize(handle, m, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgeqrf_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgeqrf_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCgeqrf_bufferSize', 'A', A, true);
@@ -133,7 +133,7 @@ let cusolverDnCgesvd$c: NativeFunction | undefined;
  * @param rwork in/out `float *`: address or host buffer.
  * @param info out `int *`: device memory. */
 export function cusolverDnCgesvd(handle: T.cusolverDnHandle_t | null, jobu: number, jobvt: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, VT: T.DeviceMemory | null, ldvt: number, work: T.DeviceMemory | null, lwork: number, rwork: T.Pointer, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgesvd', 'handle', handle, true) as typeof handle;
   if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnCgesvd', 'jobu', 'i8', jobu);
   if (typeof jobvt !== 'number' || ((jobvt << 24) >> 24) !== jobvt) throw intError('cusolverDnCgesvd', 'jobvt', 'i8', jobvt);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvd', 'm', 'i32', m);
@@ -167,7 +167,7 @@ function bind$cusolverDnCgesvd_bufferSize(): typeof cusolverDnCgesvd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnCgesvd_bufferSize(handle, m, n_) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgesvd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvd_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgesvd_bufferSize', 'n', 'i32', n_);
     s$f64[0] = 0;
@@ -200,22 +200,22 @@ let cusolverDnCgesvdaStridedBatched$c: NativeFunction | undefined;
  * @param h_R_nrmF in/out `double *`: address or host buffer.
  * @param batchSize in `int`. */
 export function cusolverDnCgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.DeviceMemory | null, h_R_nrmF: T.Pointer, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCgesvdaStridedBatched', 'jobz', 'i32', jobz);
   if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnCgesvdaStridedBatched', 'rank', 'i32', rank);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvdaStridedBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgesvdaStridedBatched', 'n', 'i32', n_);
   const d_A$ = typeof d_A === 'number' && d_A >= 0 && d_A <= 9007199254740991 && d_A % 1 === 0 ? d_A : deviceArg('cusolverDnCgesvdaStridedBatched', 'd_A', d_A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCgesvdaStridedBatched', 'lda', 'i32', lda);
-  if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched', 'strideA', strideA, true);
+  if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cusolverDnCgesvdaStridedBatched', 'strideA', strideA, true);
   const d_S$ = typeof d_S === 'number' && d_S >= 0 && d_S <= 9007199254740991 && d_S % 1 === 0 ? d_S : deviceArg('cusolverDnCgesvdaStridedBatched', 'd_S', d_S, true);
-  if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched', 'strideS', strideS, true);
+  if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || Math.floor(strideS) !== strideS) int64Arg('cusolverDnCgesvdaStridedBatched', 'strideS', strideS, true);
   const d_U$ = typeof d_U === 'number' && d_U >= 0 && d_U <= 9007199254740991 && d_U % 1 === 0 ? d_U : deviceArg('cusolverDnCgesvdaStridedBatched', 'd_U', d_U, true);
   if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnCgesvdaStridedBatched', 'ldu', 'i32', ldu);
-  if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched', 'strideU', strideU, true);
+  if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || Math.floor(strideU) !== strideU) int64Arg('cusolverDnCgesvdaStridedBatched', 'strideU', strideU, true);
   const d_V$ = typeof d_V === 'number' && d_V >= 0 && d_V <= 9007199254740991 && d_V % 1 === 0 ? d_V : deviceArg('cusolverDnCgesvdaStridedBatched', 'd_V', d_V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnCgesvdaStridedBatched', 'ldv', 'i32', ldv);
-  if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched', 'strideV', strideV, true);
+  if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || Math.floor(strideV) !== strideV) int64Arg('cusolverDnCgesvdaStridedBatched', 'strideV', strideV, true);
   pointerArg('cusolverDnCgesvdaStridedBatched', 'd_work', d_work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnCgesvdaStridedBatched', 'lwork', 'i32', lwork);
   const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnCgesvdaStridedBatched', 'd_info', d_info, true);
@@ -253,22 +253,22 @@ function bind$cusolverDnCgesvdaStridedBatched_bufferSize(): typeof cusolverDnCge
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnCgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'jobz', 'i32', jobz);
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'rank', 'i32', rank);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'n', 'i32', n_);
     const d_A$ = typeof d_A === 'number' && d_A >= 0 && d_A <= 9007199254740991 && d_A % 1 === 0 ? d_A : deviceArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'lda', 'i32', lda);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
     const d_S$ = typeof d_S === 'number' && d_S >= 0 && d_S <= 9007199254740991 && d_S % 1 === 0 ? d_S : deviceArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_S', d_S, true);
-    if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
+    if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || Math.floor(strideS) !== strideS) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
     const d_U$ = typeof d_U === 'number' && d_U >= 0 && d_U <= 9007199254740991 && d_U % 1 === 0 ? d_U : deviceArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_U', d_U, true);
     if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'ldu', 'i32', ldu);
-    if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
+    if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || Math.floor(strideU) !== strideU) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
     const d_V$ = typeof d_V === 'number' && d_V >= 0 && d_V <= 9007199254740991 && d_V % 1 === 0 ? d_V : deviceArg('cusolverDnCgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
     if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
-    if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
+    if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || Math.floor(strideV) !== strideV) int64Arg('cusolverDnCgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
     s$f64[0] = 0;
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
     const status = (native$ ??= binder.native('cusolverDnCgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A$, lda, strideA, d_S$, strideS, d_U$, ldu, strideU, d_V$, ldv, strideV, s$bytes, batchSize);

@@ -38,7 +38,7 @@ function bind$cusolverDnChegvdx(): typeof cusolverDnChegvdx {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnChegvdx(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W, work, lwork, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvdx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnChegvdx', 'handle', handle, true) as typeof handle;
     if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvdx', 'itype', 'i32', itype);
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnChegvdx', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnChegvdx', 'range', 'i32', range);
@@ -89,7 +89,7 @@ function bind$cusolverDnChegvdx_bufferSize(): typeof cusolverDnChegvdx_bufferSiz
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnChegvdx_bufferSize(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnChegvdx_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvdx_bufferSize', 'itype', 'i32', itype);
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnChegvdx_bufferSize', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnChegvdx_bufferSize', 'range', 'i32', range);
@@ -128,7 +128,7 @@ let cusolverDnChegvj$c: NativeFunction | undefined;
  * @param info out `int *`: device memory.
  * @param params in `syevjInfo_t`. */
 export function cusolverDnChegvj(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.syevjInfo_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvj', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnChegvj', 'handle', handle, true) as typeof handle;
   if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvj', 'itype', 'i32', itype);
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnChegvj', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChegvj', 'uplo', 'i32', uplo);
@@ -141,7 +141,7 @@ export function cusolverDnChegvj(handle: T.cusolverDnHandle_t | null, itype: T.c
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnChegvj', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnChegvj', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnChegvj', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnChegvj', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnChegvj', 'params', params, true) as typeof params;
   const status = (cusolverDnChegvj$c ??= binder.native('cusolverDnChegvj'))(handle, itype, jobz, uplo, n_, A$, lda, B$, ldb, W$, work$, lwork, info$, params);
   if (status !== 0) throw fail('cusolverDnChegvj', status);
 }
@@ -168,7 +168,7 @@ function bind$cusolverDnChegvj_bufferSize(): typeof cusolverDnChegvj_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnChegvj_bufferSize(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnChegvj_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvj_bufferSize', 'itype', 'i32', itype);
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnChegvj_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChegvj_bufferSize', 'uplo', 'i32', uplo);
@@ -179,7 +179,7 @@ function bind$cusolverDnChegvj_bufferSize(): typeof cusolverDnChegvj_bufferSize 
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnChegvj_bufferSize', 'ldb', 'i32', ldb);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnChegvj_bufferSize', 'W', W, true);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnChegvj_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnChegvj_bufferSize', 'params', params, true) as typeof params;
     const status = (native$ ??= binder.native('cusolverDnChegvj_bufferSize'))(handle, itype, jobz, uplo, n_, A$, lda, B$, ldb, W$, s$bytes, params);
     if (status !== 0) throw fail('cusolverDnChegvj_bufferSize', status);
     return s$i32[0];
@@ -199,7 +199,7 @@ let cusolverDnChetrd$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnChetrd(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, d: T.DeviceMemory | null, e: T.DeviceMemory | null, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChetrd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnChetrd', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChetrd', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnChetrd', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnChetrd', 'A', A, true);
@@ -233,7 +233,7 @@ function bind$cusolverDnChetrd_bufferSize(): typeof cusolverDnChetrd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnChetrd_bufferSize(handle, uplo, n_, A, lda, d, e, tau) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChetrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnChetrd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChetrd_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnChetrd_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnChetrd_bufferSize', 'A', A, true);
@@ -258,7 +258,7 @@ let cusolverDnClaswp$c: NativeFunction | undefined;
  * @param devIpiv in `const int *`: device memory.
  * @param incx in `int`. */
 export function cusolverDnClaswp(handle: T.cusolverDnHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, k1: number, k2: number, devIpiv: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnClaswp', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnClaswp', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnClaswp', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnClaswp', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnClaswp', 'lda', 'i32', lda);
@@ -280,7 +280,7 @@ let cusolverDnClauum$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnClauum(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnClauum', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnClauum', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnClauum', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnClauum', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnClauum', 'A', A, true);
@@ -308,7 +308,7 @@ function bind$cusolverDnClauum_bufferSize(): typeof cusolverDnClauum_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnClauum_bufferSize(handle, uplo, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnClauum_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnClauum_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnClauum_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnClauum_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnClauum_bufferSize', 'A', A, true);

@@ -27,7 +27,7 @@ let cusolverDnDgesvd$c: NativeFunction | undefined;
  * @param rwork in/out `double *`: address or host buffer.
  * @param info out `int *`: device memory. */
 export function cusolverDnDgesvd(handle: T.cusolverDnHandle_t | null, jobu: number, jobvt: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, VT: T.DeviceMemory | null, ldvt: number, work: T.DeviceMemory | null, lwork: number, rwork: T.Pointer, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgesvd', 'handle', handle, true) as typeof handle;
   if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnDgesvd', 'jobu', 'i8', jobu);
   if (typeof jobvt !== 'number' || ((jobvt << 24) >> 24) !== jobvt) throw intError('cusolverDnDgesvd', 'jobvt', 'i8', jobvt);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvd', 'm', 'i32', m);
@@ -61,7 +61,7 @@ function bind$cusolverDnDgesvd_bufferSize(): typeof cusolverDnDgesvd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnDgesvd_bufferSize(handle, m, n_) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgesvd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvd_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgesvd_bufferSize', 'n', 'i32', n_);
     s$f64[0] = 0;
@@ -94,22 +94,22 @@ let cusolverDnDgesvdaStridedBatched$c: NativeFunction | undefined;
  * @param h_R_nrmF in/out `double *`: address or host buffer.
  * @param batchSize in `int`. */
 export function cusolverDnDgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.DeviceMemory | null, h_R_nrmF: T.Pointer, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdaStridedBatched', 'jobz', 'i32', jobz);
   if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnDgesvdaStridedBatched', 'rank', 'i32', rank);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvdaStridedBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgesvdaStridedBatched', 'n', 'i32', n_);
   const d_A$ = typeof d_A === 'number' && d_A >= 0 && d_A <= 9007199254740991 && d_A % 1 === 0 ? d_A : deviceArg('cusolverDnDgesvdaStridedBatched', 'd_A', d_A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgesvdaStridedBatched', 'lda', 'i32', lda);
-  if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched', 'strideA', strideA, true);
+  if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cusolverDnDgesvdaStridedBatched', 'strideA', strideA, true);
   const d_S$ = typeof d_S === 'number' && d_S >= 0 && d_S <= 9007199254740991 && d_S % 1 === 0 ? d_S : deviceArg('cusolverDnDgesvdaStridedBatched', 'd_S', d_S, true);
-  if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched', 'strideS', strideS, true);
+  if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || Math.floor(strideS) !== strideS) int64Arg('cusolverDnDgesvdaStridedBatched', 'strideS', strideS, true);
   const d_U$ = typeof d_U === 'number' && d_U >= 0 && d_U <= 9007199254740991 && d_U % 1 === 0 ? d_U : deviceArg('cusolverDnDgesvdaStridedBatched', 'd_U', d_U, true);
   if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnDgesvdaStridedBatched', 'ldu', 'i32', ldu);
-  if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched', 'strideU', strideU, true);
+  if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || Math.floor(strideU) !== strideU) int64Arg('cusolverDnDgesvdaStridedBatched', 'strideU', strideU, true);
   const d_V$ = typeof d_V === 'number' && d_V >= 0 && d_V <= 9007199254740991 && d_V % 1 === 0 ? d_V : deviceArg('cusolverDnDgesvdaStridedBatched', 'd_V', d_V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnDgesvdaStridedBatched', 'ldv', 'i32', ldv);
-  if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched', 'strideV', strideV, true);
+  if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || Math.floor(strideV) !== strideV) int64Arg('cusolverDnDgesvdaStridedBatched', 'strideV', strideV, true);
   pointerArg('cusolverDnDgesvdaStridedBatched', 'd_work', d_work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnDgesvdaStridedBatched', 'lwork', 'i32', lwork);
   const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnDgesvdaStridedBatched', 'd_info', d_info, true);
@@ -147,22 +147,22 @@ function bind$cusolverDnDgesvdaStridedBatched_bufferSize(): typeof cusolverDnDge
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnDgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'jobz', 'i32', jobz);
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'rank', 'i32', rank);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'n', 'i32', n_);
     const d_A$ = typeof d_A === 'number' && d_A >= 0 && d_A <= 9007199254740991 && d_A % 1 === 0 ? d_A : deviceArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'lda', 'i32', lda);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
     const d_S$ = typeof d_S === 'number' && d_S >= 0 && d_S <= 9007199254740991 && d_S % 1 === 0 ? d_S : deviceArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_S', d_S, true);
-    if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
+    if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || Math.floor(strideS) !== strideS) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
     const d_U$ = typeof d_U === 'number' && d_U >= 0 && d_U <= 9007199254740991 && d_U % 1 === 0 ? d_U : deviceArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_U', d_U, true);
     if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'ldu', 'i32', ldu);
-    if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
+    if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || Math.floor(strideU) !== strideU) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
     const d_V$ = typeof d_V === 'number' && d_V >= 0 && d_V <= 9007199254740991 && d_V % 1 === 0 ? d_V : deviceArg('cusolverDnDgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
     if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
-    if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
+    if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || Math.floor(strideV) !== strideV) int64Arg('cusolverDnDgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
     s$f64[0] = 0;
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnDgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
     const status = (native$ ??= binder.native('cusolverDnDgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A$, lda, strideA, d_S$, strideS, d_U$, ldu, strideU, d_V$, ldv, strideV, s$bytes, batchSize);
@@ -189,7 +189,7 @@ let cusolverDnDgesvdj$c: NativeFunction | undefined;
  * @param info out `int *`: device memory.
  * @param params in `gesvdjInfo_t`. */
 export function cusolverDnDgesvdj(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.gesvdjInfo_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdj', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgesvdj', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdj', 'jobz', 'i32', jobz);
   if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnDgesvdj', 'econ', 'i32', econ);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvdj', 'm', 'i32', m);
@@ -204,7 +204,7 @@ export function cusolverDnDgesvdj(handle: T.cusolverDnHandle_t | null, jobz: T.c
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnDgesvdj', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnDgesvdj', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnDgesvdj', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDgesvdj', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnDgesvdj', 'params', params, true) as typeof params;
   const status = (cusolverDnDgesvdj$c ??= binder.native('cusolverDnDgesvdj'))(handle, jobz, econ, m, n_, A$, lda, S$, U$, ldu, V$, ldv, work$, lwork, info$, params);
   if (status !== 0) throw fail('cusolverDnDgesvdj', status);
 }
@@ -227,7 +227,7 @@ let cusolverDnDgesvdjBatched$c: NativeFunction | undefined;
  * @param params in `gesvdjInfo_t`.
  * @param batchSize in `int`. */
 export function cusolverDnDgesvdjBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.gesvdjInfo_t | null, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdjBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgesvdjBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdjBatched', 'jobz', 'i32', jobz);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvdjBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgesvdjBatched', 'n', 'i32', n_);
@@ -241,7 +241,7 @@ export function cusolverDnDgesvdjBatched(handle: T.cusolverDnHandle_t | null, jo
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnDgesvdjBatched', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnDgesvdjBatched', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnDgesvdjBatched', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDgesvdjBatched', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnDgesvdjBatched', 'params', params, true) as typeof params;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnDgesvdjBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnDgesvdjBatched$c ??= binder.native('cusolverDnDgesvdjBatched'))(handle, jobz, m, n_, A$, lda, S$, U$, ldu, V$, ldv, work$, lwork, info$, params, batchSize);
   if (status !== 0) throw fail('cusolverDnDgesvdjBatched', status);
@@ -271,7 +271,7 @@ function bind$cusolverDnDgesvdjBatched_bufferSize(): typeof cusolverDnDgesvdjBat
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnDgesvdjBatched_bufferSize(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'jobz', 'i32', jobz);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'n', 'i32', n_);
@@ -283,7 +283,7 @@ function bind$cusolverDnDgesvdjBatched_bufferSize(): typeof cusolverDnDgesvdjBat
     const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnDgesvdjBatched_bufferSize', 'V', V, true);
     if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnDgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnDgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
     const status = (native$ ??= binder.native('cusolverDnDgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A$, lda, S$, U$, ldu, V$, ldv, s$bytes, params, batchSize);
     if (status !== 0) throw fail('cusolverDnDgesvdjBatched_bufferSize', status);
@@ -315,7 +315,7 @@ function bind$cusolverDnDgesvdj_bufferSize(): typeof cusolverDnDgesvdj_bufferSiz
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnDgesvdj_bufferSize(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnDgesvdj_bufferSize', 'jobz', 'i32', jobz);
     if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnDgesvdj_bufferSize', 'econ', 'i32', econ);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgesvdj_bufferSize', 'm', 'i32', m);
@@ -328,7 +328,7 @@ function bind$cusolverDnDgesvdj_bufferSize(): typeof cusolverDnDgesvdj_bufferSiz
     const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnDgesvdj_bufferSize', 'V', V, true);
     if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnDgesvdj_bufferSize', 'ldv', 'i32', ldv);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDgesvdj_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnDgesvdj_bufferSize', 'params', params, true) as typeof params;
     const status = (native$ ??= binder.native('cusolverDnDgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A$, lda, S$, U$, ldu, V$, ldv, s$bytes, params);
     if (status !== 0) throw fail('cusolverDnDgesvdj_bufferSize', status);
     return s$i32[0];

@@ -20,7 +20,7 @@ let cusolverDnDsytri$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnDsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytri', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDsytri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsytri', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsytri', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDsytri', 'A', A, true);
@@ -50,7 +50,7 @@ function bind$cusolverDnDsytri_bufferSize(): typeof cusolverDnDsytri_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnDsytri_bufferSize(handle, uplo, n_, A, lda, ipiv) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDsytri_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsytri_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsytri_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDsytri_bufferSize', 'A', A, true);
@@ -78,18 +78,18 @@ let cusolverDnGeqrf$c: NativeFunction | undefined;
  * @param workspaceInBytes in `size_t`.
  * @param info out `int *`: device memory. */
 export function cusolverDnGeqrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.DeviceMemory | null, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGeqrf', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGeqrf', 'params', params, true) as typeof params;
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnGeqrf', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGeqrf', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGeqrf', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnGeqrf', 'params', params, true) as typeof params;
+  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnGeqrf', 'm', m, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnGeqrf', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGeqrf', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnGeqrf', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGeqrf', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnGeqrf', 'lda', lda, true);
   if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnGeqrf', 'dataTypeTau', 'i32', dataTypeTau);
   const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnGeqrf', 'tau', tau, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGeqrf', 'computeType', 'i32', computeType);
   pointerArg('cusolverDnGeqrf', 'pBuffer', pBuffer, true);
-  if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || workspaceInBytes % 1 !== 0) int64Arg('cusolverDnGeqrf', 'workspaceInBytes', workspaceInBytes, false);
+  if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || Math.floor(workspaceInBytes) !== workspaceInBytes) int64Arg('cusolverDnGeqrf', 'workspaceInBytes', workspaceInBytes, false);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnGeqrf', 'info', info, true);
   const status = (cusolverDnGeqrf$c ??= binder.native('cusolverDnGeqrf'))(handle, params, m, n_, dataTypeA, A$, lda, dataTypeTau, tau$, computeType, pBuffer, workspaceInBytes, info$);
   if (status !== 0) throw fail('cusolverDnGeqrf', status);
@@ -117,13 +117,13 @@ function bind$cusolverDnGeqrf_bufferSize(): typeof cusolverDnGeqrf_bufferSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnGeqrf_bufferSize(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGeqrf_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGeqrf_bufferSize', 'params', params, true) as typeof params;
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnGeqrf_bufferSize', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGeqrf_bufferSize', 'n', n_, true);
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGeqrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnGeqrf_bufferSize', 'params', params, true) as typeof params;
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnGeqrf_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnGeqrf_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGeqrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnGeqrf_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGeqrf_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnGeqrf_bufferSize', 'lda', lda, true);
     if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnGeqrf_bufferSize', 'dataTypeTau', 'i32', dataTypeTau);
     const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnGeqrf_bufferSize', 'tau', tau, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGeqrf_bufferSize', 'computeType', 'i32', computeType);
@@ -161,26 +161,26 @@ let cusolverDnGesvd$c: NativeFunction | undefined;
  * @param workspaceInBytes in `size_t`.
  * @param info out `int *`: device memory. */
 export function cusolverDnGesvd(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.DeviceMemory | null, ldvt: T.Int64, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGesvd', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGesvd', 'params', params, true) as typeof params;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGesvd', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnGesvd', 'params', params, true) as typeof params;
   if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnGesvd', 'jobu', 'i8', jobu);
   if (typeof jobvt !== 'number' || ((jobvt << 24) >> 24) !== jobvt) throw intError('cusolverDnGesvd', 'jobvt', 'i8', jobvt);
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnGesvd', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGesvd', 'n', n_, true);
+  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnGesvd', 'm', m, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnGesvd', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGesvd', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnGesvd', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGesvd', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnGesvd', 'lda', lda, true);
   if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnGesvd', 'dataTypeS', 'i32', dataTypeS);
   const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && S % 1 === 0 ? S : deviceArg('cusolverDnGesvd', 'S', S, true);
   if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnGesvd', 'dataTypeU', 'i32', dataTypeU);
   const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && U % 1 === 0 ? U : deviceArg('cusolverDnGesvd', 'U', U, true);
-  if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnGesvd', 'ldu', ldu, true);
+  if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || Math.floor(ldu) !== ldu) int64Arg('cusolverDnGesvd', 'ldu', ldu, true);
   if (typeof dataTypeVT !== 'number' || (dataTypeVT | 0) !== dataTypeVT) throw intError('cusolverDnGesvd', 'dataTypeVT', 'i32', dataTypeVT);
   const VT$ = typeof VT === 'number' && VT >= 0 && VT <= 9007199254740991 && VT % 1 === 0 ? VT : deviceArg('cusolverDnGesvd', 'VT', VT, true);
-  if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || ldvt % 1 !== 0) int64Arg('cusolverDnGesvd', 'ldvt', ldvt, true);
+  if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || Math.floor(ldvt) !== ldvt) int64Arg('cusolverDnGesvd', 'ldvt', ldvt, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGesvd', 'computeType', 'i32', computeType);
   pointerArg('cusolverDnGesvd', 'pBuffer', pBuffer, true);
-  if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || workspaceInBytes % 1 !== 0) int64Arg('cusolverDnGesvd', 'workspaceInBytes', workspaceInBytes, false);
+  if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || Math.floor(workspaceInBytes) !== workspaceInBytes) int64Arg('cusolverDnGesvd', 'workspaceInBytes', workspaceInBytes, false);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnGesvd', 'info', info, true);
   const status = (cusolverDnGesvd$c ??= binder.native('cusolverDnGesvd'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A$, lda, dataTypeS, S$, dataTypeU, U$, ldu, dataTypeVT, VT$, ldvt, computeType, pBuffer, workspaceInBytes, info$);
   if (status !== 0) throw fail('cusolverDnGesvd', status);
@@ -216,23 +216,23 @@ function bind$cusolverDnGesvd_bufferSize(): typeof cusolverDnGesvd_bufferSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnGesvd_bufferSize(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGesvd_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGesvd_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGesvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnGesvd_bufferSize', 'params', params, true) as typeof params;
     if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnGesvd_bufferSize', 'jobu', 'i8', jobu);
     if (typeof jobvt !== 'number' || ((jobvt << 24) >> 24) !== jobvt) throw intError('cusolverDnGesvd_bufferSize', 'jobvt', 'i8', jobvt);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'n', n_, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnGesvd_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnGesvd_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGesvd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnGesvd_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnGesvd_bufferSize', 'lda', lda, true);
     if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnGesvd_bufferSize', 'dataTypeS', 'i32', dataTypeS);
     const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && S % 1 === 0 ? S : deviceArg('cusolverDnGesvd_bufferSize', 'S', S, true);
     if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnGesvd_bufferSize', 'dataTypeU', 'i32', dataTypeU);
     const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && U % 1 === 0 ? U : deviceArg('cusolverDnGesvd_bufferSize', 'U', U, true);
-    if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'ldu', ldu, true);
+    if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || Math.floor(ldu) !== ldu) int64Arg('cusolverDnGesvd_bufferSize', 'ldu', ldu, true);
     if (typeof dataTypeVT !== 'number' || (dataTypeVT | 0) !== dataTypeVT) throw intError('cusolverDnGesvd_bufferSize', 'dataTypeVT', 'i32', dataTypeVT);
     const VT$ = typeof VT === 'number' && VT >= 0 && VT <= 9007199254740991 && VT % 1 === 0 ? VT : deviceArg('cusolverDnGesvd_bufferSize', 'VT', VT, true);
-    if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || ldvt % 1 !== 0) int64Arg('cusolverDnGesvd_bufferSize', 'ldvt', ldvt, true);
+    if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || Math.floor(ldvt) !== ldvt) int64Arg('cusolverDnGesvd_bufferSize', 'ldvt', ldvt, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGesvd_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnGesvd_bufferSize'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A$, lda, dataTypeS, S$, dataTypeU, U$, ldu, dataTypeVT, VT$, ldvt, computeType, s$bytes);
@@ -258,7 +258,7 @@ function bind$cusolverDnGetStream(): typeof cusolverDnGetStream {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnGetStream(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetStream', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGetStream', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnGetStream'))(handle, s$bytes);
     if (status !== 0) throw fail('cusolverDnGetStream', status);
@@ -284,17 +284,17 @@ let cusolverDnGetrf$c: NativeFunction | undefined;
  * @param workspaceInBytes in `size_t`.
  * @param info out `int *`: device memory. */
 export function cusolverDnGetrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetrf', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGetrf', 'params', params, true) as typeof params;
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnGetrf', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGetrf', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGetrf', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnGetrf', 'params', params, true) as typeof params;
+  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnGetrf', 'm', m, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnGetrf', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGetrf', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnGetrf', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGetrf', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnGetrf', 'lda', lda, true);
   const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnGetrf', 'ipiv', ipiv, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGetrf', 'computeType', 'i32', computeType);
   pointerArg('cusolverDnGetrf', 'pBuffer', pBuffer, true);
-  if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || workspaceInBytes % 1 !== 0) int64Arg('cusolverDnGetrf', 'workspaceInBytes', workspaceInBytes, false);
+  if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || Math.floor(workspaceInBytes) !== workspaceInBytes) int64Arg('cusolverDnGetrf', 'workspaceInBytes', workspaceInBytes, false);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnGetrf', 'info', info, true);
   const status = (cusolverDnGetrf$c ??= binder.native('cusolverDnGetrf'))(handle, params, m, n_, dataTypeA, A$, lda, ipiv$, computeType, pBuffer, workspaceInBytes, info$);
   if (status !== 0) throw fail('cusolverDnGetrf', status);
@@ -320,13 +320,13 @@ function bind$cusolverDnGetrf_bufferSize(): typeof cusolverDnGetrf_bufferSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnGetrf_bufferSize(handle, params, m, n_, dataTypeA, A, lda, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetrf_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGetrf_bufferSize', 'params', params, true) as typeof params;
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnGetrf_bufferSize', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGetrf_bufferSize', 'n', n_, true);
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGetrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnGetrf_bufferSize', 'params', params, true) as typeof params;
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnGetrf_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnGetrf_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGetrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnGetrf_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGetrf_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnGetrf_bufferSize', 'lda', lda, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGetrf_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnGetrf_bufferSize'))(handle, params, m, n_, dataTypeA, A$, lda, computeType, s$bytes);

@@ -23,17 +23,17 @@ let cusolverDnPotrs$c: NativeFunction | undefined;
  * @param ldb in `int64_t`.
  * @param info out `int *`: device memory. */
 export function cusolverDnPotrs(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnPotrs', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnPotrs', 'params', params, true) as typeof params;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnPotrs', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnPotrs', 'params', params, true) as typeof params;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnPotrs', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnPotrs', 'n', n_, true);
-  if (typeof nrhs !== 'number' || !(nrhs >= -9007199254740991 && nrhs <= 9007199254740991) || nrhs % 1 !== 0) int64Arg('cusolverDnPotrs', 'nrhs', nrhs, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnPotrs', 'n', n_, true);
+  if (typeof nrhs !== 'number' || !(nrhs >= -9007199254740991 && nrhs <= 9007199254740991) || Math.floor(nrhs) !== nrhs) int64Arg('cusolverDnPotrs', 'nrhs', nrhs, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnPotrs', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnPotrs', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnPotrs', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnPotrs', 'lda', lda, true);
   if (typeof dataTypeB !== 'number' || (dataTypeB | 0) !== dataTypeB) throw intError('cusolverDnPotrs', 'dataTypeB', 'i32', dataTypeB);
   const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnPotrs', 'B', B, true);
-  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cusolverDnPotrs', 'ldb', ldb, true);
+  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cusolverDnPotrs', 'ldb', ldb, true);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnPotrs', 'info', info, true);
   const status = (cusolverDnPotrs$c ??= binder.native('cusolverDnPotrs'))(handle, params, uplo, n_, nrhs, dataTypeA, A$, lda, dataTypeB, B$, ldb, info$);
   if (status !== 0) throw fail('cusolverDnPotrs', status);
@@ -63,7 +63,7 @@ function bind$cusolverDnSBgels(): typeof cusolverDnSBgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSBgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgels', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSBgels', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSBgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgels', 'nrhs', 'i32', nrhs);
@@ -74,7 +74,7 @@ function bind$cusolverDnSBgels(): typeof cusolverDnSBgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSBgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSBgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSBgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSBgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSBgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSBgels'))(handle, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -106,7 +106,7 @@ function bind$cusolverDnSBgels_bufferSize(): typeof cusolverDnSBgels_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSBgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSBgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSBgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -152,7 +152,7 @@ function bind$cusolverDnSBgesv(): typeof cusolverDnSBgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSBgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgesv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSBgesv', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSBgesv', 'dA', dA, true);
@@ -163,7 +163,7 @@ function bind$cusolverDnSBgesv(): typeof cusolverDnSBgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSBgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSBgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSBgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSBgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSBgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSBgesv'))(handle, n_, nrhs, dA$, ldda, dipiv$, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -195,7 +195,7 @@ function bind$cusolverDnSBgesv_bufferSize(): typeof cusolverDnSBgesv_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSBgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSBgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgesv_bufferSize', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSBgesv_bufferSize', 'dA', dA, true);
@@ -241,7 +241,7 @@ function bind$cusolverDnSHgels(): typeof cusolverDnSHgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSHgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgels', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSHgels', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSHgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgels', 'nrhs', 'i32', nrhs);
@@ -252,7 +252,7 @@ function bind$cusolverDnSHgels(): typeof cusolverDnSHgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSHgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSHgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSHgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSHgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSHgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSHgels'))(handle, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -284,7 +284,7 @@ function bind$cusolverDnSHgels_bufferSize(): typeof cusolverDnSHgels_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSHgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSHgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSHgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -330,7 +330,7 @@ function bind$cusolverDnSHgesv(): typeof cusolverDnSHgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSHgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgesv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSHgesv', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSHgesv', 'dA', dA, true);
@@ -341,7 +341,7 @@ function bind$cusolverDnSHgesv(): typeof cusolverDnSHgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSHgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSHgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSHgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSHgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSHgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSHgesv'))(handle, n_, nrhs, dA$, ldda, dipiv$, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -373,7 +373,7 @@ function bind$cusolverDnSHgesv_bufferSize(): typeof cusolverDnSHgesv_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSHgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSHgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgesv_bufferSize', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSHgesv_bufferSize', 'dA', dA, true);
@@ -419,7 +419,7 @@ function bind$cusolverDnSSgels(): typeof cusolverDnSSgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSSgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgels', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSSgels', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSSgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgels', 'nrhs', 'i32', nrhs);
@@ -430,7 +430,7 @@ function bind$cusolverDnSSgels(): typeof cusolverDnSSgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSSgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSSgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSSgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSSgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSSgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSSgels'))(handle, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -462,7 +462,7 @@ function bind$cusolverDnSSgels_bufferSize(): typeof cusolverDnSSgels_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSSgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSSgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSSgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -508,7 +508,7 @@ function bind$cusolverDnSSgesv(): typeof cusolverDnSSgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSSgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgesv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSSgesv', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSSgesv', 'dA', dA, true);
@@ -519,7 +519,7 @@ function bind$cusolverDnSSgesv(): typeof cusolverDnSSgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSSgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSSgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSSgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSSgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSSgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSSgesv'))(handle, n_, nrhs, dA$, ldda, dipiv$, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -551,7 +551,7 @@ function bind$cusolverDnSSgesv_bufferSize(): typeof cusolverDnSSgesv_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSSgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSSgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgesv_bufferSize', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSSgesv_bufferSize', 'dA', dA, true);
@@ -597,7 +597,7 @@ function bind$cusolverDnSXgels(): typeof cusolverDnSXgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSXgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgels', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSXgels', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSXgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgels', 'nrhs', 'i32', nrhs);
@@ -608,7 +608,7 @@ function bind$cusolverDnSXgels(): typeof cusolverDnSXgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSXgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSXgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSXgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSXgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSXgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSXgels'))(handle, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -640,7 +640,7 @@ function bind$cusolverDnSXgels_bufferSize(): typeof cusolverDnSXgels_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSXgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSXgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSXgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -686,7 +686,7 @@ function bind$cusolverDnSXgesv(): typeof cusolverDnSXgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSXgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgesv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSXgesv', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSXgesv', 'dA', dA, true);
@@ -697,7 +697,7 @@ function bind$cusolverDnSXgesv(): typeof cusolverDnSXgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSXgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSXgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSXgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSXgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSXgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSXgesv'))(handle, n_, nrhs, dA$, ldda, dipiv$, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -729,7 +729,7 @@ function bind$cusolverDnSXgesv_bufferSize(): typeof cusolverDnSXgesv_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSXgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgesv_bufferSize', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSXgesv_bufferSize', 'dA', dA, true);

@@ -14,7 +14,7 @@ let cusolverDnSetAdvOptions$c: NativeFunction | undefined;
  * @param function_ in `cusolverDnFunction_t`.
  * @param algo in `cusolverAlgMode_t`. */
 export function cusolverDnSetAdvOptions(params: T.cusolverDnParams_t | null, function_: T.cusolverDnFunction_t, algo: T.cusolverAlgMode_t): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSetAdvOptions', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSetAdvOptions', 'params', params, true) as typeof params;
   if (typeof function_ !== 'number' || (function_ | 0) !== function_) throw intError('cusolverDnSetAdvOptions', 'function', 'i32', function_);
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusolverDnSetAdvOptions', 'algo', 'i32', algo);
   const status = (cusolverDnSetAdvOptions$c ??= binder.native('cusolverDnSetAdvOptions'))(params, function_, algo);
@@ -25,8 +25,8 @@ let cusolverDnSetStream$c: NativeFunction | undefined;
  * @param handle in `cusolverDnHandle_t`.
  * @param streamId in `cudaStream_t`. */
 export function cusolverDnSetStream(handle: T.cusolverDnHandle_t | null, streamId: T.cudaStream_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSetStream', 'handle', handle, true) as typeof handle;
-  if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || streamId % 1 !== 0) streamId = addressArg('cusolverDnSetStream', 'streamId', streamId, true) as typeof streamId;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSetStream', 'handle', handle, true) as typeof handle;
+  if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || Math.floor(streamId) !== streamId) streamId = addressArg('cusolverDnSetStream', 'streamId', streamId, true) as typeof streamId;
   const status = (cusolverDnSetStream$c ??= binder.native('cusolverDnSetStream'))(handle, streamId);
   if (status !== 0) throw fail('cusolverDnSetStream', status);
 }
@@ -45,7 +45,7 @@ let cusolverDnSgebrd$c: NativeFunction | undefined;
  * @param Lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnSgebrd(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, D: T.DeviceMemory | null, E: T.DeviceMemory | null, TAUQ: T.DeviceMemory | null, TAUP: T.DeviceMemory | null, Work: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgebrd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgebrd', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgebrd', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSgebrd', 'A', A, true);
@@ -75,7 +75,7 @@ function bind$cusolverDnSgebrd_bufferSize(): typeof cusolverDnSgebrd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSgebrd_bufferSize(handle, m, n_) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgebrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgebrd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgebrd_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgebrd_bufferSize', 'n', 'i32', n_);
     s$f64[0] = 0;
@@ -96,7 +96,7 @@ let cusolverDnSgeqrf$c: NativeFunction | undefined;
  * @param Lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnSgeqrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, TAU: T.DeviceMemory | null, Workspace: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgeqrf', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgeqrf', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgeqrf', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSgeqrf', 'A', A, true);
@@ -125,7 +125,7 @@ function bind$cusolverDnSgeqrf_bufferSize(): typeof cusolverDnSgeqrf_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSgeqrf_bufferSize(handle, m, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgeqrf_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgeqrf_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSgeqrf_bufferSize', 'A', A, true);
@@ -155,7 +155,7 @@ let cusolverDnSgesvd$c: NativeFunction | undefined;
  * @param rwork in/out `float *`: address or host buffer.
  * @param info out `int *`: device memory. */
 export function cusolverDnSgesvd(handle: T.cusolverDnHandle_t | null, jobu: number, jobvt: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, VT: T.DeviceMemory | null, ldvt: number, work: T.DeviceMemory | null, lwork: number, rwork: T.Pointer, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgesvd', 'handle', handle, true) as typeof handle;
   if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnSgesvd', 'jobu', 'i8', jobu);
   if (typeof jobvt !== 'number' || ((jobvt << 24) >> 24) !== jobvt) throw intError('cusolverDnSgesvd', 'jobvt', 'i8', jobvt);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvd', 'm', 'i32', m);
@@ -189,7 +189,7 @@ function bind$cusolverDnSgesvd_bufferSize(): typeof cusolverDnSgesvd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSgesvd_bufferSize(handle, m, n_) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgesvd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvd_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvd_bufferSize', 'n', 'i32', n_);
     s$f64[0] = 0;

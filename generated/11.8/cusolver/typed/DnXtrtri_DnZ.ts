@@ -23,18 +23,18 @@ let cusolverDnXtrtri$c: NativeFunction | undefined;
  * @param workspaceInBytesOnHost in `size_t`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnXtrtri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, diag: T.cublasDiagType_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXtrtri', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXtrtri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXtrtri', 'uplo', 'i32', uplo);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cusolverDnXtrtri', 'diag', 'i32', diag);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXtrtri', 'n', n_, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXtrtri', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXtrtri', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXtrtri', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXtrtri', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXtrtri', 'lda', lda, true);
   const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXtrtri', 'bufferOnDevice', bufferOnDevice, true);
-  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || workspaceInBytesOnDevice % 1 !== 0) int64Arg('cusolverDnXtrtri', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXtrtri', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXtrtri', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXtrtri', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXtrtri', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXtrtri', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXtrtri', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   const devInfo$ = typeof devInfo === 'number' && devInfo >= 0 && devInfo <= 9007199254740991 && devInfo % 1 === 0 ? devInfo : deviceArg('cusolverDnXtrtri', 'devInfo', devInfo, true);
   const status = (cusolverDnXtrtri$c ??= binder.native('cusolverDnXtrtri'))(handle, uplo, diag, n_, dataTypeA, A$, lda, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, devInfo$);
   if (status !== 0) throw fail('cusolverDnXtrtri', status);
@@ -58,13 +58,13 @@ function bind$cusolverDnXtrtri_bufferSize(): typeof cusolverDnXtrtri_bufferSize 
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXtrtri_bufferSize(handle, uplo, diag, n_, dataTypeA, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXtrtri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXtrtri_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXtrtri_bufferSize', 'uplo', 'i32', uplo);
     if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cusolverDnXtrtri_bufferSize', 'diag', 'i32', diag);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXtrtri_bufferSize', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXtrtri_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXtrtri_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXtrtri_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXtrtri_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXtrtri_bufferSize', 'lda', lda, true);
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cusolverDnXtrtri_bufferSize'))(handle, uplo, diag, n_, dataTypeA, A$, lda, s$slot0, s$slot1);
@@ -97,7 +97,7 @@ function bind$cusolverDnZCgels(): typeof cusolverDnZCgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZCgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgels', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZCgels', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZCgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZCgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZCgels', 'nrhs', 'i32', nrhs);
@@ -108,7 +108,7 @@ function bind$cusolverDnZCgels(): typeof cusolverDnZCgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnZCgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZCgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnZCgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZCgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnZCgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnZCgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnZCgels'))(handle, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -140,7 +140,7 @@ function bind$cusolverDnZCgels_bufferSize(): typeof cusolverDnZCgels_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZCgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZCgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZCgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZCgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZCgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -186,7 +186,7 @@ function bind$cusolverDnZCgesv(): typeof cusolverDnZCgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZCgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgesv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZCgesv', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZCgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZCgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnZCgesv', 'dA', dA, true);
@@ -197,7 +197,7 @@ function bind$cusolverDnZCgesv(): typeof cusolverDnZCgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnZCgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZCgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnZCgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZCgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnZCgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnZCgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnZCgesv'))(handle, n_, nrhs, dA$, ldda, dipiv$, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -229,7 +229,7 @@ function bind$cusolverDnZCgesv_bufferSize(): typeof cusolverDnZCgesv_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZCgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZCgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZCgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZCgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZCgesv_bufferSize', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnZCgesv_bufferSize', 'dA', dA, true);
@@ -275,7 +275,7 @@ function bind$cusolverDnZEgels(): typeof cusolverDnZEgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZEgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgels', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZEgels', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZEgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZEgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZEgels', 'nrhs', 'i32', nrhs);
@@ -286,7 +286,7 @@ function bind$cusolverDnZEgels(): typeof cusolverDnZEgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnZEgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZEgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnZEgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZEgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnZEgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnZEgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnZEgels'))(handle, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -318,7 +318,7 @@ function bind$cusolverDnZEgels_bufferSize(): typeof cusolverDnZEgels_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZEgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZEgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZEgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZEgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZEgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -364,7 +364,7 @@ function bind$cusolverDnZEgesv(): typeof cusolverDnZEgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZEgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgesv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZEgesv', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZEgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZEgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnZEgesv', 'dA', dA, true);
@@ -375,7 +375,7 @@ function bind$cusolverDnZEgesv(): typeof cusolverDnZEgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnZEgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZEgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnZEgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZEgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnZEgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnZEgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnZEgesv'))(handle, n_, nrhs, dA$, ldda, dipiv$, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -407,7 +407,7 @@ function bind$cusolverDnZEgesv_bufferSize(): typeof cusolverDnZEgesv_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZEgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZEgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZEgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZEgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZEgesv_bufferSize', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnZEgesv_bufferSize', 'dA', dA, true);
@@ -453,7 +453,7 @@ function bind$cusolverDnZKgels(): typeof cusolverDnZKgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZKgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgels', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZKgels', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZKgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZKgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZKgels', 'nrhs', 'i32', nrhs);
@@ -464,7 +464,7 @@ function bind$cusolverDnZKgels(): typeof cusolverDnZKgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnZKgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZKgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnZKgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZKgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnZKgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnZKgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnZKgels'))(handle, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -496,7 +496,7 @@ function bind$cusolverDnZKgels_bufferSize(): typeof cusolverDnZKgels_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZKgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZKgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZKgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZKgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZKgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -542,7 +542,7 @@ function bind$cusolverDnZKgesv(): typeof cusolverDnZKgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZKgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgesv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZKgesv', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZKgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZKgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnZKgesv', 'dA', dA, true);
@@ -553,7 +553,7 @@ function bind$cusolverDnZKgesv(): typeof cusolverDnZKgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnZKgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZKgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnZKgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZKgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnZKgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnZKgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnZKgesv'))(handle, n_, nrhs, dA$, ldda, dipiv$, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -585,7 +585,7 @@ function bind$cusolverDnZKgesv_bufferSize(): typeof cusolverDnZKgesv_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZKgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZKgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZKgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZKgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZKgesv_bufferSize', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnZKgesv_bufferSize', 'dA', dA, true);
@@ -631,7 +631,7 @@ function bind$cusolverDnZYgels(): typeof cusolverDnZYgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZYgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgels', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZYgels', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZYgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZYgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZYgels', 'nrhs', 'i32', nrhs);
@@ -642,7 +642,7 @@ function bind$cusolverDnZYgels(): typeof cusolverDnZYgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnZYgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZYgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnZYgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZYgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnZYgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnZYgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnZYgels'))(handle, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -674,7 +674,7 @@ function bind$cusolverDnZYgels_bufferSize(): typeof cusolverDnZYgels_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZYgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZYgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZYgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZYgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZYgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -720,7 +720,7 @@ function bind$cusolverDnZYgesv(): typeof cusolverDnZYgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZYgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgesv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZYgesv', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZYgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZYgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnZYgesv', 'dA', dA, true);
@@ -731,7 +731,7 @@ function bind$cusolverDnZYgesv(): typeof cusolverDnZYgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnZYgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZYgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnZYgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZYgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnZYgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnZYgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnZYgesv'))(handle, n_, nrhs, dA$, ldda, dipiv$, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -763,7 +763,7 @@ function bind$cusolverDnZYgesv_bufferSize(): typeof cusolverDnZYgesv_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZYgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZYgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZYgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZYgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZYgesv_bufferSize', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnZYgesv_bufferSize', 'dA', dA, true);
@@ -809,7 +809,7 @@ function bind$cusolverDnZZgels(): typeof cusolverDnZZgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZZgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgels', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZZgels', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZZgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZZgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZZgels', 'nrhs', 'i32', nrhs);
@@ -820,7 +820,7 @@ function bind$cusolverDnZZgels(): typeof cusolverDnZZgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnZZgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZZgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnZZgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZZgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnZZgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnZZgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnZZgels'))(handle, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -852,7 +852,7 @@ function bind$cusolverDnZZgels_bufferSize(): typeof cusolverDnZZgels_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZZgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZZgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZZgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZZgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZZgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -898,7 +898,7 @@ function bind$cusolverDnZZgesv(): typeof cusolverDnZZgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZZgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgesv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZZgesv', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZZgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZZgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnZZgesv', 'dA', dA, true);
@@ -909,7 +909,7 @@ function bind$cusolverDnZZgesv(): typeof cusolverDnZZgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnZZgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnZZgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnZZgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnZZgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnZZgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnZZgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnZZgesv'))(handle, n_, nrhs, dA$, ldda, dipiv$, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -941,7 +941,7 @@ function bind$cusolverDnZZgesv_bufferSize(): typeof cusolverDnZZgesv_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnZZgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZZgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZZgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZZgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZZgesv_bufferSize', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnZZgesv_bufferSize', 'dA', dA, true);

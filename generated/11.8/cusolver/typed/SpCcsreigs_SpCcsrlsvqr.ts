@@ -21,10 +21,10 @@ let cusolverSpCcsreigsHost$c: NativeFunction | undefined;
  * @param right_upper_corner in `float2` by value.
  * @param num_eigs in/out `int *`: address or host buffer. */
 export function cusolverSpCcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsreigsHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsreigsHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsreigsHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsreigsHost', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpCcsreigsHost', 'descrA', descrA, true) as typeof descrA;
   hostArg('cusolverSpCcsreigsHost', 'csrValA', csrValA, true);
   hostArg('cusolverSpCcsreigsHost', 'csrRowPtrA', csrRowPtrA, true);
   hostArg('cusolverSpCcsreigsHost', 'csrColIndA', csrColIndA, true);
@@ -50,10 +50,10 @@ let cusolverSpCcsreigvsi$c: NativeFunction | undefined;
  * @param mu in/out `cuComplex *`: address or host buffer.
  * @param x in/out `cuComplex *`: device memory. */
 export function cusolverSpCcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, mu0: T.float2, x0: T.DeviceMemory | null, maxite: number, eps: number, mu: T.Pointer, x: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsreigvsi', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsreigvsi', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsreigvsi', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsreigvsi', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpCcsreigvsi', 'descrA', descrA, true) as typeof descrA;
   const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpCcsreigvsi', 'csrValA', csrValA, true);
   const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpCcsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
   const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpCcsreigvsi', 'csrColIndA', csrColIndA, true);
@@ -82,10 +82,10 @@ let cusolverSpCcsreigvsiHost$c: NativeFunction | undefined;
  * @param mu in/out `cuComplex *`: address or host buffer.
  * @param x in/out `cuComplex *`: host memory. */
 export function cusolverSpCcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, mu0: T.float2, x0: T.HostMemory | null, maxite: number, tol: number, mu: T.Pointer, x: T.HostMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsreigvsiHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsreigvsiHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsreigvsiHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsreigvsiHost', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpCcsreigvsiHost', 'descrA', descrA, true) as typeof descrA;
   hostArg('cusolverSpCcsreigvsiHost', 'csrValA', csrValA, true);
   hostArg('cusolverSpCcsreigvsiHost', 'csrRowPtrA', csrRowPtrA, true);
   hostArg('cusolverSpCcsreigvsiHost', 'csrColIndA', csrColIndA, true);
@@ -123,11 +123,11 @@ function bind$cusolverSpCcsrlsqvqrHost(): typeof cusolverSpCcsrlsqvqrHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpCcsrlsqvqrHost(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsqvqrHost', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrlsqvqrHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsqvqrHost', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpCcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpCcsrlsqvqrHost', 'csrValA', csrValA, true);
     hostArg('cusolverSpCcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
     hostArg('cusolverSpCcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
@@ -165,10 +165,10 @@ function bind$cusolverSpCcsrlsvchol(): typeof cusolverSpCcsrlsvchol {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpCcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvchol', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsrlsvchol', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvchol', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvchol', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpCcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
     const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpCcsrlsvchol', 'csrVal', csrVal, true);
     const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpCcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpCcsrlsvchol', 'csrColInd', csrColInd, true);
@@ -205,10 +205,10 @@ function bind$cusolverSpCcsrlsvcholHost(): typeof cusolverSpCcsrlsvcholHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpCcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvcholHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsrlsvcholHost', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvcholHost', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvcholHost', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpCcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpCcsrlsvcholHost', 'csrVal', csrVal, true);
     hostArg('cusolverSpCcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
     hostArg('cusolverSpCcsrlsvcholHost', 'csrColInd', csrColInd, true);
@@ -245,10 +245,10 @@ function bind$cusolverSpCcsrlsvluHost(): typeof cusolverSpCcsrlsvluHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpCcsrlsvluHost(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvluHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsrlsvluHost', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrlsvluHost', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpCcsrlsvluHost', 'nnzA', 'i32', nnzA);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpCcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpCcsrlsvluHost', 'csrValA', csrValA, true);
     hostArg('cusolverSpCcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
     hostArg('cusolverSpCcsrlsvluHost', 'csrColIndA', csrColIndA, true);
@@ -285,10 +285,10 @@ function bind$cusolverSpCcsrlsvqr(): typeof cusolverSpCcsrlsvqr {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpCcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvqr', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsrlsvqr', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvqr', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvqr', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpCcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
     const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpCcsrlsvqr', 'csrVal', csrVal, true);
     const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpCcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpCcsrlsvqr', 'csrColInd', csrColInd, true);
@@ -325,10 +325,10 @@ function bind$cusolverSpCcsrlsvqrHost(): typeof cusolverSpCcsrlsvqrHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpCcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrlsvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsrlsvqrHost', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrlsvqrHost', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrlsvqrHost', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpCcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpCcsrlsvqrHost', 'csrValA', csrValA, true);
     hostArg('cusolverSpCcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
     hostArg('cusolverSpCcsrlsvqrHost', 'csrColIndA', csrColIndA, true);

@@ -33,7 +33,7 @@ function bind$cusparseCgemvi(): typeof cusparseCgemvi {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseCgemvi(handle, transA, m, n_, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgemvi', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgemvi', 'handle', handle, true) as typeof handle;
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCgemvi', 'transA', 'i32', transA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgemvi', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgemvi', 'n', 'i32', n_);
@@ -68,7 +68,7 @@ function bind$cusparseCgemvi_bufferSize(): typeof cusparseCgemvi_bufferSize {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseCgemvi_bufferSize(handle, transA, m, n_, nnz) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgemvi_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgemvi_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCgemvi_bufferSize', 'transA', 'i32', transA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgemvi_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCgemvi_bufferSize', 'n', 'i32', n_);
@@ -93,7 +93,7 @@ let cusparseCgpsvInterleavedBatch$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseCgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseCgpsvInterleavedBatch', 'algo', 'i32', algo);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgpsvInterleavedBatch', 'm', 'i32', m);
   const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && ds % 1 === 0 ? ds : deviceArg('cusparseCgpsvInterleavedBatch', 'ds', ds, true);
@@ -130,7 +130,7 @@ function bind$cusparseCgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseCgps
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
     const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && ds % 1 === 0 ? ds : deviceArg('cusparseCgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
@@ -160,7 +160,7 @@ let cusparseCgthr$c: NativeFunction | undefined;
  * @param idxBase in `cusparseIndexBase_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCgthr(handle: T.cusparseHandle_t | null, nnz: number, y: T.DeviceMemory | null, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgthr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgthr', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCgthr', 'nnz', 'i32', nnz);
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cusparseCgthr', 'y', y, true);
   const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && xVal % 1 === 0 ? xVal : deviceArg('cusparseCgthr', 'xVal', xVal, true);
@@ -179,7 +179,7 @@ let cusparseCgthrz$c: NativeFunction | undefined;
  * @param idxBase in `cusparseIndexBase_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCgthrz(handle: T.cusparseHandle_t | null, nnz: number, y: T.DeviceMemory | null, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgthrz', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgthrz', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCgthrz', 'nnz', 'i32', nnz);
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cusparseCgthrz', 'y', y, true);
   const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && xVal % 1 === 0 ? xVal : deviceArg('cusparseCgthrz', 'xVal', xVal, true);
@@ -200,7 +200,7 @@ let cusparseCgtsvInterleavedBatch$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseCgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseCgtsvInterleavedBatch', 'algo', 'i32', algo);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsvInterleavedBatch', 'm', 'i32', m);
   const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseCgtsvInterleavedBatch', 'dl', dl, true);
@@ -233,7 +233,7 @@ function bind$cusparseCgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseCgts
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
     const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseCgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);

@@ -30,14 +30,14 @@ function bind$cusparseConstrainedGeMM(): typeof cusparseConstrainedGeMM {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseConstrainedGeMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, externalBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseConstrainedGeMM', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseConstrainedGeMM', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseConstrainedGeMM', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseConstrainedGeMM', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseConstrainedGeMM', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseConstrainedGeMM', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseConstrainedGeMM', 'matB', matB, true) as typeof matB;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseConstrainedGeMM', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseConstrainedGeMM', 'matB', matB, true) as typeof matB;
     const beta$ = scalarArg('cusparseConstrainedGeMM', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseConstrainedGeMM', 'matC', matC, true) as typeof matC;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseConstrainedGeMM', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseConstrainedGeMM', 'computeType', 'i32', computeType);
     const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseConstrainedGeMM', 'externalBuffer', externalBuffer, true);
     const status = (native$ ??= binder.native('cusparseConstrainedGeMM'))(handle, opA, opB, alpha$, matA, matB, beta$, matC, computeType, externalBuffer$);
@@ -67,14 +67,14 @@ function bind$cusparseConstrainedGeMM_bufferSize(): typeof cusparseConstrainedGe
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseConstrainedGeMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseConstrainedGeMM_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseConstrainedGeMM_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseConstrainedGeMM_bufferSize', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseConstrainedGeMM_bufferSize', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseConstrainedGeMM_bufferSize', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseConstrainedGeMM_bufferSize', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseConstrainedGeMM_bufferSize', 'matB', matB, true) as typeof matB;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseConstrainedGeMM_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseConstrainedGeMM_bufferSize', 'matB', matB, true) as typeof matB;
     const beta$ = scalarArg('cusparseConstrainedGeMM_bufferSize', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseConstrainedGeMM_bufferSize', 'matC', matC, true) as typeof matC;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseConstrainedGeMM_bufferSize', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseConstrainedGeMM_bufferSize', 'computeType', 'i32', computeType);
     s$f64[2] = 0;
     const status = (native$ ??= binder.native('cusparseConstrainedGeMM_bufferSize'))(handle, opA, opB, alpha$, matA, matB, beta$, matC, computeType, s$slot2);
@@ -104,7 +104,7 @@ function bind$cusparseCooAoSGet(): typeof cusparseCooAoSGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseCooAoSGet(spMatDescr, rows, cols, nnz, cooValues) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooAoSGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooAoSGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     pointerArg('cusparseCooAoSGet', 'rows', rows, true);
     pointerArg('cusparseCooAoSGet', 'cols', cols, true);
     pointerArg('cusparseCooAoSGet', 'nnz', nnz, true);
@@ -131,7 +131,7 @@ function bind$cusparseCooGet(): typeof cusparseCooGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseCooGet(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -153,7 +153,7 @@ let cusparseCooSetPointers$c: NativeFunction | undefined;
  * @param cooColumns in/out `void *`: address or host buffer.
  * @param cooValues in/out `void *`: device memory. */
 export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, cooRows: T.Pointer, cooColumns: T.Pointer, cooValues: T.DeviceMemory | null): void {
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   pointerArg('cusparseCooSetPointers', 'cooRows', cooRows, true);
   pointerArg('cusparseCooSetPointers', 'cooColumns', cooColumns, true);
   const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && cooValues % 1 === 0 ? cooValues : deviceArg('cusparseCooSetPointers', 'cooValues', cooValues, true);
@@ -166,9 +166,9 @@ let cusparseCooSetStridedBatch$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @param batchStride in `int64_t`. */
 export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number, batchStride: T.Int64): void {
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCooSetStridedBatch', 'batchCount', 'i32', batchCount);
-  if (typeof batchStride !== 'number' || !(batchStride >= -9007199254740991 && batchStride <= 9007199254740991) || batchStride % 1 !== 0) int64Arg('cusparseCooSetStridedBatch', 'batchStride', batchStride, true);
+  if (typeof batchStride !== 'number' || !(batchStride >= -9007199254740991 && batchStride <= 9007199254740991) || Math.floor(batchStride) !== batchStride) int64Arg('cusparseCooSetStridedBatch', 'batchStride', batchStride, true);
   const status = (cusparseCooSetStridedBatch$c ??= binder.native('cusparseCooSetStridedBatch'))(spMatDescr, batchCount, batchStride);
   if (status !== 0) throw fail('cusparseCooSetStridedBatch', status);
 }
@@ -177,8 +177,8 @@ let cusparseCopyMatDescr$c: NativeFunction | undefined;
  * @param dest in `cusparseMatDescr_t`.
  * @param src in `const cusparseMatDescr_t`. */
 export function cusparseCopyMatDescr(dest: T.cusparseMatDescr_t | null, src: T.cusparseMatDescr_t | null): void {
-  if (typeof dest !== 'number' || !(dest >= 0 && dest <= 9007199254740991) || dest % 1 !== 0) dest = addressArg('cusparseCopyMatDescr', 'dest', dest, true) as typeof dest;
-  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cusparseCopyMatDescr', 'src', src, true) as typeof src;
+  if (typeof dest !== 'number' || !(dest >= 0 && dest <= 9007199254740991) || Math.floor(dest) !== dest) dest = addressArg('cusparseCopyMatDescr', 'dest', dest, true) as typeof dest;
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cusparseCopyMatDescr', 'src', src, true) as typeof src;
   const status = (cusparseCopyMatDescr$c ??= binder.native('cusparseCopyMatDescr'))(dest, src);
   if (status !== 0) throw fail('cusparseCopyMatDescr', status);
 }
@@ -228,10 +228,10 @@ function bind$cusparseCreateBlockedEll(): typeof cusparseCreateBlockedEll {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateBlockedEll(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'cols', cols, true);
-    if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || ellBlockSize % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'ellBlockSize', ellBlockSize, true);
-    if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || ellCols % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'ellCols', ellCols, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateBlockedEll', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateBlockedEll', 'cols', cols, true);
+    if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || Math.floor(ellBlockSize) !== ellBlockSize) int64Arg('cusparseCreateBlockedEll', 'ellBlockSize', ellBlockSize, true);
+    if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || Math.floor(ellCols) !== ellCols) int64Arg('cusparseCreateBlockedEll', 'ellCols', ellCols, true);
     const ellColInd$ = typeof ellColInd === 'number' && ellColInd >= 0 && ellColInd <= 9007199254740991 && ellColInd % 1 === 0 ? ellColInd : deviceArg('cusparseCreateBlockedEll', 'ellColInd', ellColInd, true);
     const ellValue$ = typeof ellValue === 'number' && ellValue >= 0 && ellValue <= 9007199254740991 && ellValue % 1 === 0 ? ellValue : deviceArg('cusparseCreateBlockedEll', 'ellValue', ellValue, true);
     if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateBlockedEll', 'ellIdxType', 'i32', ellIdxType);
@@ -384,9 +384,9 @@ function bind$cusparseCreateCoo(): typeof cusparseCreateCoo {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCoo(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCoo', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCoo', 'cols', cols, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCoo', 'nnz', nnz, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateCoo', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateCoo', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateCoo', 'nnz', nnz, true);
     const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && cooRowInd % 1 === 0 ? cooRowInd : deviceArg('cusparseCreateCoo', 'cooRowInd', cooRowInd, true);
     const cooColInd$ = typeof cooColInd === 'number' && cooColInd >= 0 && cooColInd <= 9007199254740991 && cooColInd % 1 === 0 ? cooColInd : deviceArg('cusparseCreateCoo', 'cooColInd', cooColInd, true);
     const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && cooValues % 1 === 0 ? cooValues : deviceArg('cusparseCreateCoo', 'cooValues', cooValues, true);
@@ -425,9 +425,9 @@ function bind$cusparseCreateCooAoS(): typeof cusparseCreateCooAoS {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCooAoS(rows, cols, nnz, cooInd, cooValues, cooIdxType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCooAoS', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCooAoS', 'cols', cols, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCooAoS', 'nnz', nnz, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateCooAoS', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateCooAoS', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateCooAoS', 'nnz', nnz, true);
     pointerArg('cusparseCreateCooAoS', 'cooInd', cooInd, true);
     const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && cooValues % 1 === 0 ? cooValues : deviceArg('cusparseCreateCooAoS', 'cooValues', cooValues, true);
     if (typeof cooIdxType !== 'number' || (cooIdxType | 0) !== cooIdxType) throw intError('cusparseCreateCooAoS', 'cooIdxType', 'i32', cooIdxType);
@@ -466,9 +466,9 @@ function bind$cusparseCreateCsc(): typeof cusparseCreateCsc {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsc(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsc', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsc', 'cols', cols, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsc', 'nnz', nnz, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateCsc', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateCsc', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateCsc', 'nnz', nnz, true);
     const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && cscColOffsets % 1 === 0 ? cscColOffsets : deviceArg('cusparseCreateCsc', 'cscColOffsets', cscColOffsets, true);
     const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && cscRowInd % 1 === 0 ? cscRowInd : deviceArg('cusparseCreateCsc', 'cscRowInd', cscRowInd, true);
     const cscValues$ = typeof cscValues === 'number' && cscValues >= 0 && cscValues <= 9007199254740991 && cscValues % 1 === 0 ? cscValues : deviceArg('cusparseCreateCsc', 'cscValues', cscValues, true);
@@ -509,9 +509,9 @@ function bind$cusparseCreateCsr(): typeof cusparseCreateCsr {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsr(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsr', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsr', 'cols', cols, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsr', 'nnz', nnz, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateCsr', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateCsr', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateCsr', 'nnz', nnz, true);
     const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && csrRowOffsets % 1 === 0 ? csrRowOffsets : deviceArg('cusparseCreateCsr', 'csrRowOffsets', csrRowOffsets, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCreateCsr', 'csrColInd', csrColInd, true);
     const csrValues$ = typeof csrValues === 'number' && csrValues >= 0 && csrValues <= 9007199254740991 && csrValues % 1 === 0 ? csrValues : deviceArg('cusparseCreateCsr', 'csrValues', csrValues, true);
@@ -689,9 +689,9 @@ function bind$cusparseCreateDnMat(): typeof cusparseCreateDnMat {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateDnMat(rows, cols, ld, values, valueType, order) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateDnMat', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateDnMat', 'cols', cols, true);
-    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cusparseCreateDnMat', 'ld', ld, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateDnMat', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateDnMat', 'cols', cols, true);
+    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || Math.floor(ld) !== ld) int64Arg('cusparseCreateDnMat', 'ld', ld, true);
     const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateDnMat', 'values', values, true);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnMat', 'valueType', 'i32', valueType);
     if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateDnMat', 'order', 'i32', order);
@@ -721,7 +721,7 @@ function bind$cusparseCreateDnVec(): typeof cusparseCreateDnVec {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateDnVec(size, values, valueType) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateDnVec', 'size', size, true);
+    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cusparseCreateDnVec', 'size', size, true);
     const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateDnVec', 'values', values, true);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnVec', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateDnVec'))(s$bytes, size, values$, valueType);
@@ -739,7 +739,7 @@ let cusparseCreateIdentityPermutation$c: NativeFunction | undefined;
  * @param n_ in `int`.
  * @param p in/out `int *`: address or host buffer. */
 export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t | null, n_: number, p: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCreateIdentityPermutation', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCreateIdentityPermutation', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCreateIdentityPermutation', 'n', 'i32', n_);
   pointerArg('cusparseCreateIdentityPermutation', 'p', p, true);
   const status = (cusparseCreateIdentityPermutation$c ??= binder.native('cusparseCreateIdentityPermutation'))(handle, n_, p);
@@ -812,8 +812,8 @@ function bind$cusparseCreateSpVec(): typeof cusparseCreateSpVec {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateSpVec(size, nnz, indices, values, idxType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateSpVec', 'size', size, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateSpVec', 'nnz', nnz, true);
+    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cusparseCreateSpVec', 'size', size, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateSpVec', 'nnz', nnz, true);
     const indices$ = typeof indices === 'number' && indices >= 0 && indices <= 9007199254740991 && indices % 1 === 0 ? indices : deviceArg('cusparseCreateSpVec', 'indices', indices, true);
     const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateSpVec', 'values', values, true);
     if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateSpVec', 'idxType', 'i32', idxType);

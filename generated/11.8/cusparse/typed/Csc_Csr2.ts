@@ -21,7 +21,7 @@ function bind$cusparseCscGet(): typeof cusparseCscGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$slot9 = s.slot(9), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseCscGet(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCscGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCscGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -44,7 +44,7 @@ let cusparseCscSetPointers$c: NativeFunction | undefined;
  * @param cscRowInd in/out `void *`: device memory.
  * @param cscValues in/out `void *`: device memory. */
 export function cusparseCscSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, cscColOffsets: T.DeviceMemory | null, cscRowInd: T.DeviceMemory | null, cscValues: T.DeviceMemory | null): void {
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCscSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCscSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && cscColOffsets % 1 === 0 ? cscColOffsets : deviceArg('cusparseCscSetPointers', 'cscColOffsets', cscColOffsets, true);
   const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && cscRowInd % 1 === 0 ? cscRowInd : deviceArg('cusparseCscSetPointers', 'cscRowInd', cscRowInd, true);
   const cscValues$ = typeof cscValues === 'number' && cscValues >= 0 && cscValues <= 9007199254740991 && cscValues % 1 === 0 ? cscValues : deviceArg('cusparseCscSetPointers', 'cscValues', cscValues, true);
@@ -61,7 +61,7 @@ let cusparseCsctr$c: NativeFunction | undefined;
  * @param idxBase in `cusparseIndexBase_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCsctr(handle: T.cusparseHandle_t | null, nnz: number, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, y: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsctr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCsctr', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCsctr', 'nnz', 'i32', nnz);
   const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && xVal % 1 === 0 ? xVal : deviceArg('cusparseCsctr', 'xVal', xVal, true);
   const xInd$ = typeof xInd === 'number' && xInd >= 0 && xInd <= 9007199254740991 && xInd % 1 === 0 ? xInd : deviceArg('cusparseCsctr', 'xInd', xInd, true);
@@ -88,7 +88,7 @@ let cusparseCsr2cscEx2$c: NativeFunction | undefined;
  * @param alg in `cusparseCsr2CscAlg_t`.
  * @param buffer in/out `void *`: address or host buffer. */
 export function cusparseCsr2cscEx2(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, cscVal: T.Pointer, cscColPtr: T.Pointer, cscRowInd: T.DeviceMemory | null, valType: T.cudaDataType, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, alg: T.cusparseCsr2CscAlg_t, buffer: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsr2cscEx2', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCsr2cscEx2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCsr2cscEx2', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCsr2cscEx2', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCsr2cscEx2', 'nnz', 'i32', nnz);
@@ -133,7 +133,7 @@ function bind$cusparseCsr2cscEx2_bufferSize(): typeof cusparseCsr2cscEx2_bufferS
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCsr2cscEx2_bufferSize(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, cscVal, cscColPtr, cscRowInd, valType, copyValues, idxBase, alg) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsr2cscEx2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCsr2cscEx2_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCsr2cscEx2_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCsr2cscEx2_bufferSize', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCsr2cscEx2_bufferSize', 'nnz', 'i32', nnz);
@@ -170,7 +170,7 @@ function bind$cusparseCsrGet(): typeof cusparseCsrGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$slot9 = s.slot(9), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseCsrGet(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCsrGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCsrGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -193,7 +193,7 @@ let cusparseCsrSetPointers$c: NativeFunction | undefined;
  * @param csrColInd in/out `void *`: device memory.
  * @param csrValues in/out `void *`: device memory. */
 export function cusparseCsrSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, csrRowOffsets: T.DeviceMemory | null, csrColInd: T.DeviceMemory | null, csrValues: T.DeviceMemory | null): void {
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCsrSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCsrSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && csrRowOffsets % 1 === 0 ? csrRowOffsets : deviceArg('cusparseCsrSetPointers', 'csrRowOffsets', csrRowOffsets, true);
   const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCsrSetPointers', 'csrColInd', csrColInd, true);
   const csrValues$ = typeof csrValues === 'number' && csrValues >= 0 && csrValues <= 9007199254740991 && csrValues % 1 === 0 ? csrValues : deviceArg('cusparseCsrSetPointers', 'csrValues', csrValues, true);
@@ -207,10 +207,10 @@ let cusparseCsrSetStridedBatch$c: NativeFunction | undefined;
  * @param offsetsBatchStride in `int64_t`.
  * @param columnsValuesBatchStride in `int64_t`. */
 export function cusparseCsrSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number, offsetsBatchStride: T.Int64, columnsValuesBatchStride: T.Int64): void {
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCsrSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCsrSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCsrSetStridedBatch', 'batchCount', 'i32', batchCount);
-  if (typeof offsetsBatchStride !== 'number' || !(offsetsBatchStride >= -9007199254740991 && offsetsBatchStride <= 9007199254740991) || offsetsBatchStride % 1 !== 0) int64Arg('cusparseCsrSetStridedBatch', 'offsetsBatchStride', offsetsBatchStride, true);
-  if (typeof columnsValuesBatchStride !== 'number' || !(columnsValuesBatchStride >= -9007199254740991 && columnsValuesBatchStride <= 9007199254740991) || columnsValuesBatchStride % 1 !== 0) int64Arg('cusparseCsrSetStridedBatch', 'columnsValuesBatchStride', columnsValuesBatchStride, true);
+  if (typeof offsetsBatchStride !== 'number' || !(offsetsBatchStride >= -9007199254740991 && offsetsBatchStride <= 9007199254740991) || Math.floor(offsetsBatchStride) !== offsetsBatchStride) int64Arg('cusparseCsrSetStridedBatch', 'offsetsBatchStride', offsetsBatchStride, true);
+  if (typeof columnsValuesBatchStride !== 'number' || !(columnsValuesBatchStride >= -9007199254740991 && columnsValuesBatchStride <= 9007199254740991) || Math.floor(columnsValuesBatchStride) !== columnsValuesBatchStride) int64Arg('cusparseCsrSetStridedBatch', 'columnsValuesBatchStride', columnsValuesBatchStride, true);
   const status = (cusparseCsrSetStridedBatch$c ??= binder.native('cusparseCsrSetStridedBatch'))(spMatDescr, batchCount, offsetsBatchStride, columnsValuesBatchStride);
   if (status !== 0) throw fail('cusparseCsrSetStridedBatch', status);
 }

@@ -41,7 +41,7 @@ function bind$cusparseCsrmvEx(): typeof cusparseCsrmvEx {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseCsrmvEx(handle, alg, transA, m, n_, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype, buffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsrmvEx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCsrmvEx', 'handle', handle, true) as typeof handle;
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseCsrmvEx', 'alg', 'i32', alg);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCsrmvEx', 'transA', 'i32', transA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCsrmvEx', 'm', 'i32', m);
@@ -49,7 +49,7 @@ function bind$cusparseCsrmvEx(): typeof cusparseCsrmvEx {
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCsrmvEx', 'nnz', 'i32', nnz);
     const alpha$ = scalarArg('cusparseCsrmvEx', 'alpha', 'untyped', 'either', alpha, s$slot0);
     if (typeof alphatype !== 'number' || (alphatype | 0) !== alphatype) throw intError('cusparseCsrmvEx', 'alphatype', 'i32', alphatype);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCsrmvEx', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCsrmvEx', 'descrA', descrA, true) as typeof descrA;
     pointerArg('cusparseCsrmvEx', 'csrValA', csrValA, true);
     if (typeof csrValAtype !== 'number' || (csrValAtype | 0) !== csrValAtype) throw intError('cusparseCsrmvEx', 'csrValAtype', 'i32', csrValAtype);
     pointerArg('cusparseCsrmvEx', 'csrRowPtrA', csrRowPtrA, true);
@@ -100,7 +100,7 @@ function bind$cusparseCsrmvEx_bufferSize(): typeof cusparseCsrmvEx_bufferSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCsrmvEx_bufferSize(handle, alg, transA, m, n_, nnz, alpha, alphatype, descrA, csrValA, csrValAtype, csrRowPtrA, csrColIndA, x, xtype, beta, betatype, y, ytype, executiontype) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCsrmvEx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCsrmvEx_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseCsrmvEx_bufferSize', 'alg', 'i32', alg);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCsrmvEx_bufferSize', 'transA', 'i32', transA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCsrmvEx_bufferSize', 'm', 'i32', m);
@@ -108,7 +108,7 @@ function bind$cusparseCsrmvEx_bufferSize(): typeof cusparseCsrmvEx_bufferSize {
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCsrmvEx_bufferSize', 'nnz', 'i32', nnz);
     const alpha$ = scalarArg('cusparseCsrmvEx_bufferSize', 'alpha', 'untyped', 'either', alpha, s$slot0);
     if (typeof alphatype !== 'number' || (alphatype | 0) !== alphatype) throw intError('cusparseCsrmvEx_bufferSize', 'alphatype', 'i32', alphatype);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCsrmvEx_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCsrmvEx_bufferSize', 'descrA', descrA, true) as typeof descrA;
     pointerArg('cusparseCsrmvEx_bufferSize', 'csrValA', csrValA, true);
     if (typeof csrValAtype !== 'number' || (csrValAtype | 0) !== csrValAtype) throw intError('cusparseCsrmvEx_bufferSize', 'csrValAtype', 'i32', csrValAtype);
     pointerArg('cusparseCsrmvEx_bufferSize', 'csrRowPtrA', csrRowPtrA, true);
@@ -149,7 +149,7 @@ function bind$cusparseDaxpyi(): typeof cusparseDaxpyi {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseDaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDaxpyi', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDaxpyi', 'handle', handle, true) as typeof handle;
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDaxpyi', 'nnz', 'i32', nnz);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cusparseDaxpyi', 'alpha', 'f64', 'either', alpha, s$slot0);
     const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && xVal % 1 === 0 ? xVal : deviceArg('cusparseDaxpyi', 'xVal', xVal, true);
@@ -176,16 +176,16 @@ let cusparseDbsr2csr$c: NativeFunction | undefined;
  * @param csrSortedRowPtrC in/out `int *`: device memory.
  * @param csrSortedColIndC in/out `int *`: device memory. */
 export function cusparseDbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsr2csr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDbsr2csr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsr2csr', 'dirA', 'i32', dirA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsr2csr', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDbsr2csr', 'nb', 'i32', nb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsr2csr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDbsr2csr', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseDbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
   const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseDbsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseDbsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsr2csr', 'blockDim', 'i32', blockDim);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDbsr2csr', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDbsr2csr', 'descrC', descrC, true) as typeof descrC;
   const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseDbsr2csr', 'csrSortedValC', csrSortedValC, true);
   const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseDbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseDbsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
@@ -207,16 +207,16 @@ let cusparseDbsric02$c: NativeFunction | undefined;
  * @param policy in `cusparseSolvePolicy_t`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseDbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsric02', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDbsric02', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsric02', 'dirA', 'i32', dirA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsric02', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsric02', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsric02', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDbsric02', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseDbsric02', 'bsrSortedVal', bsrSortedVal, true);
   const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseDbsric02', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseDbsric02', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsric02', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsric02', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDbsric02', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDbsric02', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDbsric02', 'pBuffer', pBuffer, true);
   const status = (cusparseDbsric02$c ??= binder.native('cusparseDbsric02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, policy, pBuffer$);
@@ -237,16 +237,16 @@ let cusparseDbsric02_analysis$c: NativeFunction | undefined;
  * @param policy in `cusparseSolvePolicy_t`.
  * @param pInputBuffer in/out `void *`: address or host buffer. */
 export function cusparseDbsric02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsric02_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDbsric02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsric02_analysis', 'dirA', 'i32', dirA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsric02_analysis', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsric02_analysis', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsric02_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDbsric02_analysis', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseDbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
   const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseDbsric02_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseDbsric02_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsric02_analysis', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsric02_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDbsric02_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDbsric02_analysis', 'policy', 'i32', policy);
   pointerArg('cusparseDbsric02_analysis', 'pInputBuffer', pInputBuffer, true);
   const status = (cusparseDbsric02_analysis$c ??= binder.native('cusparseDbsric02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, policy, pInputBuffer);
@@ -274,16 +274,16 @@ function bind$cusparseDbsric02_bufferSize(): typeof cusparseDbsric02_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseDbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsric02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDbsric02_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsric02_bufferSize', 'dirA', 'i32', dirA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsric02_bufferSize', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsric02_bufferSize', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDbsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseDbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseDbsric02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseDbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseDbsric02_bufferSize', 'blockDim', 'i32', blockDim);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsric02_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDbsric02_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, s$bytes);
     if (status !== 0) throw fail('cusparseDbsric02_bufferSize', status);
@@ -313,16 +313,16 @@ function bind$cusparseDbsric02_bufferSizeExt(): typeof cusparseDbsric02_bufferSi
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDbsric02_bufferSizeExt', 'dirA', 'i32', dirA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDbsric02_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDbsric02_bufferSizeExt', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDbsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDbsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseDbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseDbsric02_bufferSizeExt', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDbsric02_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDbsric02_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseDbsric02_bufferSizeExt', status);

@@ -21,14 +21,14 @@ let cusparseDcsrilu02$c: NativeFunction | undefined;
  * @param policy in `cusparseSolvePolicy_t`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseDcsrilu02(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA_valM: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrilu02', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsrilu02', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrilu02', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrilu02', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrilu02', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDcsrilu02', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA_valM$ = typeof csrSortedValA_valM === 'number' && csrSortedValA_valM >= 0 && csrSortedValA_valM <= 9007199254740991 && csrSortedValA_valM % 1 === 0 ? csrSortedValA_valM : deviceArg('cusparseDcsrilu02', 'csrSortedValA_valM', csrSortedValA_valM, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDcsrilu02', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDcsrilu02', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrilu02', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsrilu02', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDcsrilu02', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDcsrilu02', 'pBuffer', pBuffer, true);
   const status = (cusparseDcsrilu02$c ??= binder.native('cusparseDcsrilu02'))(handle, m, nnz, descrA, csrSortedValA_valM$, csrSortedRowPtrA$, csrSortedColIndA$, info, policy, pBuffer$);
@@ -47,14 +47,14 @@ let cusparseDcsrilu02_analysis$c: NativeFunction | undefined;
  * @param policy in `cusparseSolvePolicy_t`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseDcsrilu02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrilu02_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsrilu02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrilu02_analysis', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrilu02_analysis', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrilu02_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDcsrilu02_analysis', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDcsrilu02_analysis', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDcsrilu02_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDcsrilu02_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrilu02_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsrilu02_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDcsrilu02_analysis', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDcsrilu02_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseDcsrilu02_analysis$c ??= binder.native('cusparseDcsrilu02_analysis'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, policy, pBuffer$);
@@ -80,14 +80,14 @@ function bind$cusparseDcsrilu02_bufferSize(): typeof cusparseDcsrilu02_bufferSiz
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseDcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrilu02_bufferSize', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrilu02_bufferSize', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDcsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrilu02_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsrilu02_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, s$bytes);
     if (status !== 0) throw fail('cusparseDcsrilu02_bufferSize', status);
@@ -115,14 +115,14 @@ function bind$cusparseDcsrilu02_bufferSizeExt(): typeof cusparseDcsrilu02_buffer
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrilu02_bufferSizeExt', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrilu02_bufferSizeExt', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDcsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const csrSortedVal$ = typeof csrSortedVal === 'number' && csrSortedVal >= 0 && csrSortedVal <= 9007199254740991 && csrSortedVal % 1 === 0 ? csrSortedVal : deviceArg('cusparseDcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
     const csrSortedRowPtr$ = typeof csrSortedRowPtr === 'number' && csrSortedRowPtr >= 0 && csrSortedRowPtr <= 9007199254740991 && csrSortedRowPtr % 1 === 0 ? csrSortedRowPtr : deviceArg('cusparseDcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
     const csrSortedColInd$ = typeof csrSortedColInd === 'number' && csrSortedColInd >= 0 && csrSortedColInd <= 9007199254740991 && csrSortedColInd % 1 === 0 ? csrSortedColInd : deviceArg('cusparseDcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal$, csrSortedRowPtr$, csrSortedColInd$, info, s$bytes);
     if (status !== 0) throw fail('cusparseDcsrilu02_bufferSizeExt', status);
@@ -141,8 +141,8 @@ let cusparseDcsrilu02_numericBoost$c: NativeFunction | undefined;
  * @param tol in/out `double *`: address or host buffer.
  * @param boost_val in/out `double *`: address or host buffer. */
 export function cusparseDcsrilu02_numericBoost(handle: T.cusparseHandle_t | null, info: T.csrilu02Info_t | null, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrilu02_numericBoost', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrilu02_numericBoost', 'info', info, true) as typeof info;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsrilu02_numericBoost', 'handle', handle, true) as typeof handle;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsrilu02_numericBoost', 'info', info, true) as typeof info;
   if (typeof enable_boost !== 'number' || (enable_boost | 0) !== enable_boost) throw intError('cusparseDcsrilu02_numericBoost', 'enable_boost', 'i32', enable_boost);
   pointerArg('cusparseDcsrilu02_numericBoost', 'tol', tol, true);
   pointerArg('cusparseDcsrilu02_numericBoost', 'boost_val', boost_val, true);
@@ -178,7 +178,7 @@ function bind$cusparseDcsrsm2_analysis(): typeof cusparseDcsrsm2_analysis {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseDcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrsm2_analysis', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsrsm2_analysis', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDcsrsm2_analysis', 'algo', 'i32', algo);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDcsrsm2_analysis', 'transA', 'i32', transA);
     if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseDcsrsm2_analysis', 'transB', 'i32', transB);
@@ -186,13 +186,13 @@ function bind$cusparseDcsrsm2_analysis(): typeof cusparseDcsrsm2_analysis {
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusparseDcsrsm2_analysis', 'nrhs', 'i32', nrhs);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrsm2_analysis', 'nnz', 'i32', nnz);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cusparseDcsrsm2_analysis', 'alpha', 'f64', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrsm2_analysis', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDcsrsm2_analysis', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDcsrsm2_analysis', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDcsrsm2_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDcsrsm2_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
     pointerArg('cusparseDcsrsm2_analysis', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDcsrsm2_analysis', 'ldb', 'i32', ldb);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrsm2_analysis', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsrsm2_analysis', 'info', info, true) as typeof info;
     if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDcsrsm2_analysis', 'policy', 'i32', policy);
     const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDcsrsm2_analysis', 'pBuffer', pBuffer, true);
     const status = (native$ ??= binder.native('cusparseDcsrsm2_analysis'))(handle, algo, transA, transB, m, nrhs, nnz, alpha$, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, B, ldb, info, policy, pBuffer$);
@@ -229,7 +229,7 @@ function bind$cusparseDcsrsm2_bufferSizeExt(): typeof cusparseDcsrsm2_bufferSize
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDcsrsm2_bufferSizeExt', 'algo', 'i32', algo);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDcsrsm2_bufferSizeExt', 'transA', 'i32', transA);
     if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseDcsrsm2_bufferSizeExt', 'transB', 'i32', transB);
@@ -237,13 +237,13 @@ function bind$cusparseDcsrsm2_bufferSizeExt(): typeof cusparseDcsrsm2_bufferSize
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusparseDcsrsm2_bufferSizeExt', 'nrhs', 'i32', nrhs);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrsm2_bufferSizeExt', 'nnz', 'i32', nnz);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cusparseDcsrsm2_bufferSizeExt', 'alpha', 'f64', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDcsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDcsrsm2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDcsrsm2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDcsrsm2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
     pointerArg('cusparseDcsrsm2_bufferSizeExt', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDcsrsm2_bufferSizeExt', 'ldb', 'i32', ldb);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
     if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDcsrsm2_bufferSizeExt', 'policy', 'i32', policy);
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cusparseDcsrsm2_bufferSizeExt'))(handle, algo, transA, transB, m, nrhs, nnz, alpha$, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, B, ldb, info, policy, s$slot1);
@@ -284,7 +284,7 @@ function bind$cusparseDcsrsm2_solve(): typeof cusparseDcsrsm2_solve {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseDcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrsm2_solve', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsrsm2_solve', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDcsrsm2_solve', 'algo', 'i32', algo);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDcsrsm2_solve', 'transA', 'i32', transA);
     if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseDcsrsm2_solve', 'transB', 'i32', transB);
@@ -292,13 +292,13 @@ function bind$cusparseDcsrsm2_solve(): typeof cusparseDcsrsm2_solve {
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusparseDcsrsm2_solve', 'nrhs', 'i32', nrhs);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrsm2_solve', 'nnz', 'i32', nnz);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cusparseDcsrsm2_solve', 'alpha', 'f64', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrsm2_solve', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDcsrsm2_solve', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDcsrsm2_solve', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDcsrsm2_solve', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDcsrsm2_solve', 'csrSortedColIndA', csrSortedColIndA, true);
     pointerArg('cusparseDcsrsm2_solve', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseDcsrsm2_solve', 'ldb', 'i32', ldb);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrsm2_solve', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsrsm2_solve', 'info', info, true) as typeof info;
     if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDcsrsm2_solve', 'policy', 'i32', policy);
     const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDcsrsm2_solve', 'pBuffer', pBuffer, true);
     const status = (native$ ??= binder.native('cusparseDcsrsm2_solve'))(handle, algo, transA, transB, m, nrhs, nnz, alpha$, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, B, ldb, info, policy, pBuffer$);

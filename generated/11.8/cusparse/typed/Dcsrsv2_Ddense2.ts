@@ -23,15 +23,15 @@ let cusparseDcsrsv2_analysis$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsrsv2_analysis(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrsv2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrsv2_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsrsv2_analysis', 'handle', handle, true) as typeof handle;
   if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDcsrsv2_analysis', 'transA', 'i32', transA);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrsv2_analysis', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrsv2_analysis', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrsv2_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDcsrsv2_analysis', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDcsrsv2_analysis', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDcsrsv2_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDcsrsv2_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrsv2_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsrsv2_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDcsrsv2_analysis', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDcsrsv2_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseDcsrsv2_analysis$c ??= binder.native('cusparseDcsrsv2_analysis'))(handle, transA, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, policy, pBuffer$);
@@ -59,15 +59,15 @@ function bind$cusparseDcsrsv2_bufferSize(): typeof cusparseDcsrsv2_bufferSize {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseDcsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDcsrsv2_bufferSize', 'transA', 'i32', transA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrsv2_bufferSize', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrsv2_bufferSize', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDcsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDcsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDcsrsv2_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDcsrsv2_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrsv2_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsrsv2_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDcsrsv2_bufferSize'))(handle, transA, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, s$bytes);
     if (status !== 0) throw fail('cusparseDcsrsv2_bufferSize', status);
@@ -97,15 +97,15 @@ function bind$cusparseDcsrsv2_bufferSizeExt(): typeof cusparseDcsrsv2_bufferSize
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDcsrsv2_bufferSizeExt(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDcsrsv2_bufferSizeExt', 'transA', 'i32', transA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrsv2_bufferSizeExt', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrsv2_bufferSizeExt', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDcsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDcsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDcsrsv2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDcsrsv2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDcsrsv2_bufferSizeExt'))(handle, transA, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, s$bytes);
     if (status !== 0) throw fail('cusparseDcsrsv2_bufferSizeExt', status);
@@ -142,16 +142,16 @@ function bind$cusparseDcsrsv2_solve(): typeof cusparseDcsrsv2_solve {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseDcsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsrsv2_solve', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsrsv2_solve', 'handle', handle, true) as typeof handle;
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDcsrsv2_solve', 'transA', 'i32', transA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsrsv2_solve', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsrsv2_solve', 'nnz', 'i32', nnz);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cusparseDcsrsv2_solve', 'alpha', 'f64', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsrsv2_solve', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDcsrsv2_solve', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDcsrsv2_solve', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDcsrsv2_solve', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDcsrsv2_solve', 'csrSortedColIndA', csrSortedColIndA, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsrsv2_solve', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsrsv2_solve', 'info', info, true) as typeof info;
     pointerArg('cusparseDcsrsv2_solve', 'f', f, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseDcsrsv2_solve', 'x', x, true);
     if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseDcsrsv2_solve', 'policy', 'i32', policy);
@@ -173,15 +173,15 @@ let cusparseDcsru2csr$c: NativeFunction | undefined;
  * @param info in `csru2csrInfo_t`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseDcsru2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsru2csr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsru2csr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsru2csr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDcsru2csr', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsru2csr', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsru2csr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDcsru2csr', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseDcsru2csr', 'csrVal', csrVal, true);
   pointerArg('cusparseDcsru2csr', 'csrRowPtr', csrRowPtr, true);
   const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseDcsru2csr', 'csrColInd', csrColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsru2csr', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsru2csr', 'info', info, true) as typeof info;
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDcsru2csr', 'pBuffer', pBuffer, true);
   const status = (cusparseDcsru2csr$c ??= binder.native('cusparseDcsru2csr'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseDcsru2csr', status);
@@ -207,14 +207,14 @@ function bind$cusparseDcsru2csr_bufferSizeExt(): typeof cusparseDcsru2csr_buffer
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDcsru2csr_bufferSizeExt(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsru2csr_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDcsru2csr_bufferSizeExt', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
     pointerArg('cusparseDcsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
     pointerArg('cusparseDcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseDcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd$, info, s$bytes);
     if (status !== 0) throw fail('cusparseDcsru2csr_bufferSizeExt', status);
@@ -239,10 +239,10 @@ let cusparseDdense2csc$c: NativeFunction | undefined;
  * @param cscSortedColPtrA in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDdense2csc(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerCol: T.Pointer, cscSortedValA: T.Pointer, cscSortedRowIndA: T.Pointer, cscSortedColPtrA: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDdense2csc', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDdense2csc', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDdense2csc', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDdense2csc', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDdense2csc', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDdense2csc', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseDdense2csc', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseDdense2csc', 'lda', 'i32', lda);
   pointerArg('cusparseDdense2csc', 'nnzPerCol', nnzPerCol, true);
@@ -266,10 +266,10 @@ let cusparseDdense2csr$c: NativeFunction | undefined;
  * @param csrSortedColIndA in/out `int *`: device memory.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDdense2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRow: T.Pointer, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDdense2csr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDdense2csr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDdense2csr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDdense2csr', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDdense2csr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDdense2csr', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseDdense2csr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseDdense2csr', 'lda', 'i32', lda);
   pointerArg('cusparseDdense2csr', 'nnzPerRow', nnzPerRow, true);

@@ -16,9 +16,9 @@ let cusparseDenseToSparse_analysis$c: NativeFunction | undefined;
  * @param alg in `cusparseDenseToSparseAlg_t`.
  * @param externalBuffer in/out `void *`: device memory, or null. */
 export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t | null, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDenseToSparse_analysis', 'handle', handle, true) as typeof handle;
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseDenseToSparse_analysis', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseDenseToSparse_analysis', 'matB', matB, true) as typeof matB;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDenseToSparse_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseDenseToSparse_analysis', 'matA', matA, true) as typeof matA;
+  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseDenseToSparse_analysis', 'matB', matB, true) as typeof matB;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_analysis', 'alg', 'i32', alg);
   const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseDenseToSparse_analysis', 'externalBuffer', externalBuffer, true);
   const status = (cusparseDenseToSparse_analysis$c ??= binder.native('cusparseDenseToSparse_analysis'))(handle, matA, matB, alg, externalBuffer$);
@@ -41,9 +41,9 @@ function bind$cusparseDenseToSparse_bufferSize(): typeof cusparseDenseToSparse_b
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDenseToSparse_bufferSize(handle, matA, matB, alg) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDenseToSparse_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseDenseToSparse_bufferSize', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseDenseToSparse_bufferSize', 'matB', matB, true) as typeof matB;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDenseToSparse_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseDenseToSparse_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseDenseToSparse_bufferSize', 'matB', matB, true) as typeof matB;
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_bufferSize', 'alg', 'i32', alg);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDenseToSparse_bufferSize'))(handle, matA, matB, alg, s$bytes);
@@ -63,9 +63,9 @@ let cusparseDenseToSparse_convert$c: NativeFunction | undefined;
  * @param alg in `cusparseDenseToSparseAlg_t`.
  * @param externalBuffer in/out `void *`: device memory, or null. */
 export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t | null, matA: T.cusparseDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDenseToSparse_convert', 'handle', handle, true) as typeof handle;
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseDenseToSparse_convert', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseDenseToSparse_convert', 'matB', matB, true) as typeof matB;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDenseToSparse_convert', 'handle', handle, true) as typeof handle;
+  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseDenseToSparse_convert', 'matA', matA, true) as typeof matA;
+  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseDenseToSparse_convert', 'matB', matB, true) as typeof matB;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_convert', 'alg', 'i32', alg);
   const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseDenseToSparse_convert', 'externalBuffer', externalBuffer, true);
   const status = (cusparseDenseToSparse_convert$c ??= binder.native('cusparseDenseToSparse_convert'))(handle, matA, matB, alg, externalBuffer$);
@@ -75,7 +75,7 @@ let cusparseDestroy$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`. */
 export function cusparseDestroy(handle: T.cusparseHandle_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDestroy', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDestroy', 'handle', handle, true) as typeof handle;
   const status = (cusparseDestroy$c ??= binder.native('cusparseDestroy'))(handle);
   if (status !== 0) throw fail('cusparseDestroy', status);
 }
@@ -83,7 +83,7 @@ let cusparseDestroyBsric02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsric02Info(bsric02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `bsric02Info_t`. */
 export function cusparseDestroyBsric02Info(info: T.bsric02Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyBsric02Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsric02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsric02Info$c ??= binder.native('cusparseDestroyBsric02Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyBsric02Info', status);
 }
@@ -91,7 +91,7 @@ let cusparseDestroyBsrilu02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrilu02Info(bsrilu02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `bsrilu02Info_t`. */
 export function cusparseDestroyBsrilu02Info(info: T.bsrilu02Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyBsrilu02Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrilu02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsrilu02Info$c ??= binder.native('cusparseDestroyBsrilu02Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyBsrilu02Info', status);
 }
@@ -99,7 +99,7 @@ let cusparseDestroyBsrsm2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrsm2Info(bsrsm2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `bsrsm2Info_t`. */
 export function cusparseDestroyBsrsm2Info(info: T.bsrsm2Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyBsrsm2Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrsm2Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsrsm2Info$c ??= binder.native('cusparseDestroyBsrsm2Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyBsrsm2Info', status);
 }
@@ -107,7 +107,7 @@ let cusparseDestroyBsrsv2Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyBsrsv2Info(bsrsv2Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `bsrsv2Info_t`. */
 export function cusparseDestroyBsrsv2Info(info: T.bsrsv2Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyBsrsv2Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrsv2Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsrsv2Info$c ??= binder.native('cusparseDestroyBsrsv2Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyBsrsv2Info', status);
 }
@@ -115,7 +115,7 @@ let cusparseDestroyColorInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyColorInfo(cusparseColorInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `cusparseColorInfo_t`. */
 export function cusparseDestroyColorInfo(info: T.cusparseColorInfo_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyColorInfo', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyColorInfo', 'info', info, true) as typeof info;
   const status = (cusparseDestroyColorInfo$c ??= binder.native('cusparseDestroyColorInfo'))(info);
   if (status !== 0) throw fail('cusparseDestroyColorInfo', status);
 }
@@ -124,7 +124,7 @@ let cusparseDestroyCsrgemm2Info$c: NativeFunction | undefined;
  * @param info in `csrgemm2Info_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrgemm2Info(info: T.csrgemm2Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsrgemm2Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsrgemm2Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsrgemm2Info$c ??= binder.native('cusparseDestroyCsrgemm2Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsrgemm2Info', status);
 }
@@ -132,7 +132,7 @@ let cusparseDestroyCsric02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsric02Info(csric02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `csric02Info_t`. */
 export function cusparseDestroyCsric02Info(info: T.csric02Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsric02Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsric02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsric02Info$c ??= binder.native('cusparseDestroyCsric02Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsric02Info', status);
 }
@@ -140,7 +140,7 @@ let cusparseDestroyCsrilu02Info$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsrilu02Info(csrilu02Info_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `csrilu02Info_t`. */
 export function cusparseDestroyCsrilu02Info(info: T.csrilu02Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsrilu02Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsrilu02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsrilu02Info$c ??= binder.native('cusparseDestroyCsrilu02Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsrilu02Info', status);
 }
@@ -149,7 +149,7 @@ let cusparseDestroyCsrsm2Info$c: NativeFunction | undefined;
  * @param info in `csrsm2Info_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrsm2Info(info: T.csrsm2Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsrsm2Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsrsm2Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsrsm2Info$c ??= binder.native('cusparseDestroyCsrsm2Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsrsm2Info', status);
 }
@@ -158,7 +158,7 @@ let cusparseDestroyCsrsv2Info$c: NativeFunction | undefined;
  * @param info in `csrsv2Info_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrsv2Info(info: T.csrsv2Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsrsv2Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsrsv2Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsrsv2Info$c ??= binder.native('cusparseDestroyCsrsv2Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsrsv2Info', status);
 }
@@ -166,7 +166,7 @@ let cusparseDestroyCsru2csrInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyCsru2csrInfo(csru2csrInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `csru2csrInfo_t`. */
 export function cusparseDestroyCsru2csrInfo(info: T.csru2csrInfo_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsru2csrInfo', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsru2csrInfo', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsru2csrInfo$c ??= binder.native('cusparseDestroyCsru2csrInfo'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsru2csrInfo', status);
 }
@@ -174,7 +174,7 @@ let cusparseDestroyDnMat$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnMat(cusparseDnMatDescr_t dnMatDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseDnMatDescr_t`. */
 export function cusparseDestroyDnMat(dnMatDescr: T.cusparseDnMatDescr_t | null): void {
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDestroyDnMat', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDestroyDnMat', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   const status = (cusparseDestroyDnMat$c ??= binder.native('cusparseDestroyDnMat'))(dnMatDescr);
   if (status !== 0) throw fail('cusparseDestroyDnMat', status);
 }
@@ -182,7 +182,7 @@ let cusparseDestroyDnVec$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnVec(cusparseDnVecDescr_t dnVecDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseDnVecDescr_t`. */
 export function cusparseDestroyDnVec(dnVecDescr: T.cusparseDnVecDescr_t | null): void {
-  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDestroyDnVec', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDestroyDnVec', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
   const status = (cusparseDestroyDnVec$c ??= binder.native('cusparseDestroyDnVec'))(dnVecDescr);
   if (status !== 0) throw fail('cusparseDestroyDnVec', status);
 }
@@ -190,7 +190,7 @@ let cusparseDestroyMatDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param descrA in `cusparseMatDescr_t`. */
 export function cusparseDestroyMatDescr(descrA: T.cusparseMatDescr_t | null): void {
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDestroyMatDescr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDestroyMatDescr', 'descrA', descrA, true) as typeof descrA;
   const status = (cusparseDestroyMatDescr$c ??= binder.native('cusparseDestroyMatDescr'))(descrA);
   if (status !== 0) throw fail('cusparseDestroyMatDescr', status);
 }
@@ -198,7 +198,7 @@ let cusparseDestroyPruneInfo$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyPruneInfo(pruneInfo_t info)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `pruneInfo_t`. */
 export function cusparseDestroyPruneInfo(info: T.pruneInfo_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyPruneInfo', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyPruneInfo', 'info', info, true) as typeof info;
   const status = (cusparseDestroyPruneInfo$c ??= binder.native('cusparseDestroyPruneInfo'))(info);
   if (status !== 0) throw fail('cusparseDestroyPruneInfo', status);
 }
@@ -206,7 +206,7 @@ let cusparseDestroySpMat$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpMat(cusparseSpMatDescr_t spMatDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseSpMatDescr_t`. */
 export function cusparseDestroySpMat(spMatDescr: T.cusparseSpMatDescr_t | null): void {
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseDestroySpMat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseDestroySpMat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   const status = (cusparseDestroySpMat$c ??= binder.native('cusparseDestroySpMat'))(spMatDescr);
   if (status !== 0) throw fail('cusparseDestroySpMat', status);
 }
@@ -214,7 +214,7 @@ let cusparseDestroySpVec$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpVec(cusparseSpVecDescr_t spVecDescr)` · cusparse.h · CUDA 11.8 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spVecDescr in `cusparseSpVecDescr_t`. */
 export function cusparseDestroySpVec(spVecDescr: T.cusparseSpVecDescr_t | null): void {
-  if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseDestroySpVec', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
+  if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || Math.floor(spVecDescr) !== spVecDescr) spVecDescr = addressArg('cusparseDestroySpVec', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
   const status = (cusparseDestroySpVec$c ??= binder.native('cusparseDestroySpVec'))(spVecDescr);
   if (status !== 0) throw fail('cusparseDestroySpVec', status);
 }

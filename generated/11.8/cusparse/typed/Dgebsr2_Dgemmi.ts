@@ -25,17 +25,17 @@ let cusparseDgebsr2csr$c: NativeFunction | undefined;
  * @param csrSortedRowPtrC in/out `int *`: device memory.
  * @param csrSortedColIndC in/out `int *`: device memory. */
 export function cusparseDgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2csr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgebsr2csr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDgebsr2csr', 'dirA', 'i32', dirA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2csr', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2csr', 'nb', 'i32', nb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDgebsr2csr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDgebsr2csr', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseDgebsr2csr', 'bsrSortedValA', bsrSortedValA, true);
   const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseDgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseDgebsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseDgebsr2csr', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseDgebsr2csr', 'colBlockDim', 'i32', colBlockDim);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDgebsr2csr', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDgebsr2csr', 'descrC', descrC, true) as typeof descrC;
   const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseDgebsr2csr', 'csrSortedValC', csrSortedValC, true);
   const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseDgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseDgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
@@ -60,7 +60,7 @@ let cusparseDgebsr2gebsc$c: NativeFunction | undefined;
  * @param idxBase in `cusparseIndexBase_t`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseDgebsr2gebsc(handle: T.cusparseHandle_t | null, mb: number, nb: number, nnzb: number, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number, bscVal: T.Pointer, bscRowInd: T.Pointer, bscColPtr: T.Pointer, copyValues: T.cusparseAction_t, idxBase: T.cusparseIndexBase_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsc', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgebsr2gebsc', 'handle', handle, true) as typeof handle;
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsc', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2gebsc', 'nb', 'i32', nb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDgebsr2gebsc', 'nnzb', 'i32', nnzb);
@@ -99,7 +99,7 @@ function bind$cusparseDgebsr2gebsc_bufferSize(): typeof cusparseDgebsr2gebsc_buf
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseDgebsr2gebsc_bufferSize(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsc_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgebsr2gebsc_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsc_bufferSize', 'mb', 'i32', mb);
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2gebsc_bufferSize', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDgebsr2gebsc_bufferSize', 'nnzb', 'i32', nnzb);
@@ -136,7 +136,7 @@ function bind$cusparseDgebsr2gebsc_bufferSizeExt(): typeof cusparseDgebsr2gebsc_
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDgebsr2gebsc_bufferSizeExt(handle, mb, nb, nnzb, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, rowBlockDim, colBlockDim) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsc_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgebsr2gebsc_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsc_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2gebsc_bufferSizeExt', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDgebsr2gebsc_bufferSizeExt', 'nnzb', 'i32', nnzb);
@@ -176,18 +176,18 @@ let cusparseDgebsr2gebsr$c: NativeFunction | undefined;
  * @param colBlockDimC in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseDgebsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.DeviceMemory | null, bsrSortedRowPtrC: T.DeviceMemory | null, bsrSortedColIndC: T.DeviceMemory | null, rowBlockDimC: number, colBlockDimC: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgebsr2gebsr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDgebsr2gebsr', 'dirA', 'i32', dirA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsr', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2gebsr', 'nb', 'i32', nb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDgebsr2gebsr', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDgebsr2gebsr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDgebsr2gebsr', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseDgebsr2gebsr', 'bsrSortedValA', bsrSortedValA, true);
   const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseDgebsr2gebsr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseDgebsr2gebsr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseDgebsr2gebsr', 'rowBlockDimA', 'i32', rowBlockDimA);
   if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseDgebsr2gebsr', 'colBlockDimA', 'i32', colBlockDimA);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDgebsr2gebsr', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDgebsr2gebsr', 'descrC', descrC, true) as typeof descrC;
   const bsrSortedValC$ = typeof bsrSortedValC === 'number' && bsrSortedValC >= 0 && bsrSortedValC <= 9007199254740991 && bsrSortedValC % 1 === 0 ? bsrSortedValC : deviceArg('cusparseDgebsr2gebsr', 'bsrSortedValC', bsrSortedValC, true);
   const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && bsrSortedRowPtrC % 1 === 0 ? bsrSortedRowPtrC : deviceArg('cusparseDgebsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
   const bsrSortedColIndC$ = typeof bsrSortedColIndC === 'number' && bsrSortedColIndC >= 0 && bsrSortedColIndC <= 9007199254740991 && bsrSortedColIndC % 1 === 0 ? bsrSortedColIndC : deviceArg('cusparseDgebsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, true);
@@ -222,12 +222,12 @@ function bind$cusparseDgebsr2gebsr_bufferSize(): typeof cusparseDgebsr2gebsr_buf
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseDgebsr2gebsr_bufferSize(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgebsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDgebsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsr_bufferSize', 'mb', 'i32', mb);
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2gebsr_bufferSize', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDgebsr2gebsr_bufferSize', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDgebsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDgebsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseDgebsr2gebsr_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseDgebsr2gebsr_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
     const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseDgebsr2gebsr_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
@@ -267,12 +267,12 @@ function bind$cusparseDgebsr2gebsr_bufferSizeExt(): typeof cusparseDgebsr2gebsr_
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDgebsr2gebsr_bufferSizeExt(handle, dirA, mb, nb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, rowBlockDimA, colBlockDimA, rowBlockDimC, colBlockDimC) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgebsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgebsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseDgebsr2gebsr_bufferSizeExt', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDgebsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDgebsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseDgebsr2gebsr_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseDgebsr2gebsr_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
     const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseDgebsr2gebsr_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
@@ -316,7 +316,7 @@ function bind$cusparseDgemmi(): typeof cusparseDgemmi {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseDgemmi(handle, m, n_, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgemmi', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgemmi', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgemmi', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgemmi', 'n', 'i32', n_);
     if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusparseDgemmi', 'k', 'i32', k);

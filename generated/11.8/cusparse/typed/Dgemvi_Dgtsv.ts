@@ -33,7 +33,7 @@ function bind$cusparseDgemvi(): typeof cusparseDgemvi {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseDgemvi(handle, transA, m, n_, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgemvi', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgemvi', 'handle', handle, true) as typeof handle;
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDgemvi', 'transA', 'i32', transA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgemvi', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgemvi', 'n', 'i32', n_);
@@ -68,7 +68,7 @@ function bind$cusparseDgemvi_bufferSize(): typeof cusparseDgemvi_bufferSize {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseDgemvi_bufferSize(handle, transA, m, n_, nnz) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgemvi_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgemvi_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseDgemvi_bufferSize', 'transA', 'i32', transA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgemvi_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgemvi_bufferSize', 'n', 'i32', n_);
@@ -93,7 +93,7 @@ let cusparseDgpsvInterleavedBatch$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseDgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDgpsvInterleavedBatch', 'algo', 'i32', algo);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgpsvInterleavedBatch', 'm', 'i32', m);
   const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && ds % 1 === 0 ? ds : deviceArg('cusparseDgpsvInterleavedBatch', 'ds', ds, true);
@@ -130,7 +130,7 @@ function bind$cusparseDgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseDgps
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
     const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && ds % 1 === 0 ? ds : deviceArg('cusparseDgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
@@ -160,7 +160,7 @@ let cusparseDgthr$c: NativeFunction | undefined;
  * @param idxBase in `cusparseIndexBase_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDgthr(handle: T.cusparseHandle_t | null, nnz: number, y: T.DeviceMemory | null, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgthr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgthr', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDgthr', 'nnz', 'i32', nnz);
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cusparseDgthr', 'y', y, true);
   const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && xVal % 1 === 0 ? xVal : deviceArg('cusparseDgthr', 'xVal', xVal, true);
@@ -179,7 +179,7 @@ let cusparseDgthrz$c: NativeFunction | undefined;
  * @param idxBase in `cusparseIndexBase_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDgthrz(handle: T.cusparseHandle_t | null, nnz: number, y: T.DeviceMemory | null, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgthrz', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgthrz', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDgthrz', 'nnz', 'i32', nnz);
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cusparseDgthrz', 'y', y, true);
   const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && xVal % 1 === 0 ? xVal : deviceArg('cusparseDgthrz', 'xVal', xVal, true);
@@ -200,7 +200,7 @@ let cusparseDgtsvInterleavedBatch$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseDgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDgtsvInterleavedBatch', 'algo', 'i32', algo);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsvInterleavedBatch', 'm', 'i32', m);
   const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsvInterleavedBatch', 'dl', dl, true);
@@ -233,7 +233,7 @@ function bind$cusparseDgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseDgts
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
     const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);

@@ -20,7 +20,7 @@ let cusparseDgtsv2$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseDgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2', 'n', 'i32', n_);
   const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2', 'dl', dl, true);
@@ -44,7 +44,7 @@ let cusparseDgtsv2StridedBatch$c: NativeFunction | undefined;
  * @param batchStride in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseDgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2StridedBatch', 'm', 'i32', m);
   const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2StridedBatch', 'dl', dl, true);
   const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsv2StridedBatch', 'd', d, true);
@@ -77,7 +77,7 @@ function bind$cusparseDgtsv2StridedBatch_bufferSizeExt(): typeof cusparseDgtsv2S
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
     const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
     const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseDgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
@@ -116,7 +116,7 @@ function bind$cusparseDgtsv2_bufferSizeExt(): typeof cusparseDgtsv2_bufferSizeEx
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDgtsv2_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_bufferSizeExt', 'n', 'i32', n_);
     const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2_bufferSizeExt', 'dl', dl, true);
@@ -146,7 +146,7 @@ let cusparseDgtsv2_nopivot$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseDgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2_nopivot', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_nopivot', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_nopivot', 'n', 'i32', n_);
   const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2_nopivot', 'dl', dl, true);
@@ -179,7 +179,7 @@ function bind$cusparseDgtsv2_nopivot_bufferSizeExt(): typeof cusparseDgtsv2_nopi
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDgtsv2_nopivot_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
     const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseDgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
@@ -210,7 +210,7 @@ function bind$cusparseDnMatGet(): typeof cusparseDnMatGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseDnMatGet(dnMatDescr) {
-    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -235,7 +235,7 @@ function bind$cusparseDnMatGetStridedBatch(): typeof cusparseDnMatGetStridedBatc
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32, s$i64 = s.i64;
   let native$: NativeFunction | undefined;
   return function cusparseDnMatGetStridedBatch(dnMatDescr) {
-    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatGetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cusparseDnMatGetStridedBatch'))(dnMatDescr, s$slot0, s$slot1);
@@ -257,7 +257,7 @@ function bind$cusparseDnMatGetValues(): typeof cusparseDnMatGetValues {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDnMatGetValues(dnMatDescr) {
-    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDnMatGetValues'))(dnMatDescr, s$bytes);
     if (status !== 0) throw fail('cusparseDnMatGetValues', status);
@@ -274,9 +274,9 @@ let cusparseDnMatSetStridedBatch$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @param batchStride in `int64_t`. */
 export function cusparseDnMatSetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t | null, batchCount: number, batchStride: T.Int64): void {
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatSetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatSetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDnMatSetStridedBatch', 'batchCount', 'i32', batchCount);
-  if (typeof batchStride !== 'number' || !(batchStride >= -9007199254740991 && batchStride <= 9007199254740991) || batchStride % 1 !== 0) int64Arg('cusparseDnMatSetStridedBatch', 'batchStride', batchStride, true);
+  if (typeof batchStride !== 'number' || !(batchStride >= -9007199254740991 && batchStride <= 9007199254740991) || Math.floor(batchStride) !== batchStride) int64Arg('cusparseDnMatSetStridedBatch', 'batchStride', batchStride, true);
   const status = (cusparseDnMatSetStridedBatch$c ??= binder.native('cusparseDnMatSetStridedBatch'))(dnMatDescr, batchCount, batchStride);
   if (status !== 0) throw fail('cusparseDnMatSetStridedBatch', status);
 }
@@ -285,7 +285,7 @@ let cusparseDnMatSetValues$c: NativeFunction | undefined;
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
  * @param values in/out `void *`: device memory. */
 export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t | null, values: T.DeviceMemory | null): void {
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatSetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatSetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseDnMatSetValues', 'values', values, true);
   const status = (cusparseDnMatSetValues$c ??= binder.native('cusparseDnMatSetValues'))(dnMatDescr, values$);
   if (status !== 0) throw fail('cusparseDnMatSetValues', status);
@@ -303,7 +303,7 @@ function bind$cusparseDnVecGet(): typeof cusparseDnVecGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseDnVecGet(dnVecDescr) {
-    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -326,7 +326,7 @@ function bind$cusparseDnVecGetValues(): typeof cusparseDnVecGetValues {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDnVecGetValues(dnVecDescr) {
-    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDnVecGetValues'))(dnVecDescr, s$bytes);
     if (status !== 0) throw fail('cusparseDnVecGetValues', status);
@@ -342,7 +342,7 @@ let cusparseDnVecSetValues$c: NativeFunction | undefined;
  * @param dnVecDescr in `cusparseDnVecDescr_t`.
  * @param values in/out `void *`: device memory. */
 export function cusparseDnVecSetValues(dnVecDescr: T.cusparseDnVecDescr_t | null, values: T.DeviceMemory | null): void {
-  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecSetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDnVecSetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
   const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseDnVecSetValues', 'values', values, true);
   const status = (cusparseDnVecSetValues$c ??= binder.native('cusparseDnVecSetValues'))(dnVecDescr, values$);
   if (status !== 0) throw fail('cusparseDnVecSetValues', status);

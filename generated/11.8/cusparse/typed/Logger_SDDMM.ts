@@ -70,11 +70,11 @@ function bind$cusparseRot(): typeof cusparseRot {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseRot(handle, c_coeff, s_coeff, vecX, vecY) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseRot', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseRot', 'handle', handle, true) as typeof handle;
     const c_coeff$ = scalarArg('cusparseRot', 'c_coeff', 'untyped', 'either', c_coeff, s$slot0);
     const s_coeff$ = scalarArg('cusparseRot', 's_coeff', 'untyped', 'either', s_coeff, s$slot1);
-    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseRot', 'vecX', vecX, true) as typeof vecX;
-    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseRot', 'vecY', vecY, true) as typeof vecY;
+    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || Math.floor(vecX) !== vecX) vecX = addressArg('cusparseRot', 'vecX', vecX, true) as typeof vecX;
+    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseRot', 'vecY', vecY, true) as typeof vecY;
     const status = (native$ ??= binder.native('cusparseRot'))(handle, c_coeff$, s_coeff$, vecX, vecY);
     if (status !== 0) throw fail('cusparseRot', status);
   };
@@ -101,14 +101,14 @@ function bind$cusparseSDDMM(): typeof cusparseSDDMM {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseSDDMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSDDMM', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSDDMM', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSDDMM', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSDDMM', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseSDDMM', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSDDMM', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSDDMM', 'matB', matB, true) as typeof matB;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSDDMM', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSDDMM', 'matB', matB, true) as typeof matB;
     const beta$ = scalarArg('cusparseSDDMM', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSDDMM', 'matC', matC, true) as typeof matC;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSDDMM', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSDDMM', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSDDMM', 'alg', 'i32', alg);
     const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSDDMM', 'externalBuffer', externalBuffer, true);
@@ -139,14 +139,14 @@ function bind$cusparseSDDMM_bufferSize(): typeof cusparseSDDMM_bufferSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSDDMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSDDMM_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSDDMM_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSDDMM_bufferSize', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSDDMM_bufferSize', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseSDDMM_bufferSize', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSDDMM_bufferSize', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSDDMM_bufferSize', 'matB', matB, true) as typeof matB;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSDDMM_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSDDMM_bufferSize', 'matB', matB, true) as typeof matB;
     const beta$ = scalarArg('cusparseSDDMM_bufferSize', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSDDMM_bufferSize', 'matC', matC, true) as typeof matC;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSDDMM_bufferSize', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSDDMM_bufferSize', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSDDMM_bufferSize', 'alg', 'i32', alg);
     s$f64[2] = 0;
@@ -181,14 +181,14 @@ function bind$cusparseSDDMM_preprocess(): typeof cusparseSDDMM_preprocess {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseSDDMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSDDMM_preprocess', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSDDMM_preprocess', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSDDMM_preprocess', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSDDMM_preprocess', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseSDDMM_preprocess', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSDDMM_preprocess', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSDDMM_preprocess', 'matB', matB, true) as typeof matB;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSDDMM_preprocess', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSDDMM_preprocess', 'matB', matB, true) as typeof matB;
     const beta$ = scalarArg('cusparseSDDMM_preprocess', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSDDMM_preprocess', 'matC', matC, true) as typeof matC;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSDDMM_preprocess', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSDDMM_preprocess', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSDDMM_preprocess', 'alg', 'i32', alg);
     const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSDDMM_preprocess', 'externalBuffer', externalBuffer, true);

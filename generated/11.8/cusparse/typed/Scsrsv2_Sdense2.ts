@@ -23,15 +23,15 @@ let cusparseScsrsv2_analysis$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsrsv2_analysis(handle: T.cusparseHandle_t | null, transA: T.cusparseOperation_t, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrsv2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsrsv2_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsrsv2_analysis', 'handle', handle, true) as typeof handle;
   if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseScsrsv2_analysis', 'transA', 'i32', transA);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsrsv2_analysis', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsrsv2_analysis', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsrsv2_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsrsv2_analysis', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseScsrsv2_analysis', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseScsrsv2_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseScsrsv2_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsrsv2_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsrsv2_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseScsrsv2_analysis', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseScsrsv2_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseScsrsv2_analysis$c ??= binder.native('cusparseScsrsv2_analysis'))(handle, transA, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, policy, pBuffer$);
@@ -59,15 +59,15 @@ function bind$cusparseScsrsv2_bufferSize(): typeof cusparseScsrsv2_bufferSize {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseScsrsv2_bufferSize(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseScsrsv2_bufferSize', 'transA', 'i32', transA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsrsv2_bufferSize', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsrsv2_bufferSize', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseScsrsv2_bufferSize', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseScsrsv2_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseScsrsv2_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsrsv2_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsrsv2_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseScsrsv2_bufferSize'))(handle, transA, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, s$bytes);
     if (status !== 0) throw fail('cusparseScsrsv2_bufferSize', status);
@@ -97,15 +97,15 @@ function bind$cusparseScsrsv2_bufferSizeExt(): typeof cusparseScsrsv2_bufferSize
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseScsrsv2_bufferSizeExt(handle, transA, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseScsrsv2_bufferSizeExt', 'transA', 'i32', transA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsrsv2_bufferSizeExt', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsrsv2_bufferSizeExt', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseScsrsv2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseScsrsv2_bufferSizeExt'))(handle, transA, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, s$bytes);
     if (status !== 0) throw fail('cusparseScsrsv2_bufferSizeExt', status);
@@ -142,16 +142,16 @@ function bind$cusparseScsrsv2_solve(): typeof cusparseScsrsv2_solve {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseScsrsv2_solve(handle, transA, m, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info, f, x, policy, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsrsv2_solve', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsrsv2_solve', 'handle', handle, true) as typeof handle;
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseScsrsv2_solve', 'transA', 'i32', transA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsrsv2_solve', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsrsv2_solve', 'nnz', 'i32', nnz);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cusparseScsrsv2_solve', 'alpha', 'f32', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsrsv2_solve', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsrsv2_solve', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseScsrsv2_solve', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseScsrsv2_solve', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseScsrsv2_solve', 'csrSortedColIndA', csrSortedColIndA, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsrsv2_solve', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsrsv2_solve', 'info', info, true) as typeof info;
     pointerArg('cusparseScsrsv2_solve', 'f', f, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseScsrsv2_solve', 'x', x, true);
     if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseScsrsv2_solve', 'policy', 'i32', policy);
@@ -173,15 +173,15 @@ let cusparseScsru2csr$c: NativeFunction | undefined;
  * @param info in `csru2csrInfo_t`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseScsru2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsru2csr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsru2csr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsru2csr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsru2csr', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsru2csr', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsru2csr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsru2csr', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseScsru2csr', 'csrVal', csrVal, true);
   pointerArg('cusparseScsru2csr', 'csrRowPtr', csrRowPtr, true);
   const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseScsru2csr', 'csrColInd', csrColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsru2csr', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsru2csr', 'info', info, true) as typeof info;
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseScsru2csr', 'pBuffer', pBuffer, true);
   const status = (cusparseScsru2csr$c ??= binder.native('cusparseScsru2csr'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseScsru2csr', status);
@@ -207,14 +207,14 @@ function bind$cusparseScsru2csr_bufferSizeExt(): typeof cusparseScsru2csr_buffer
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseScsru2csr_bufferSizeExt(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsru2csr_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsru2csr_bufferSizeExt', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
     pointerArg('cusparseScsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
     pointerArg('cusparseScsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseScsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseScsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd$, info, s$bytes);
     if (status !== 0) throw fail('cusparseScsru2csr_bufferSizeExt', status);
@@ -239,10 +239,10 @@ let cusparseSdense2csc$c: NativeFunction | undefined;
  * @param cscSortedColPtrA in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSdense2csc(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerCol: T.Pointer, cscSortedValA: T.Pointer, cscSortedRowIndA: T.Pointer, cscSortedColPtrA: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSdense2csc', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSdense2csc', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSdense2csc', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSdense2csc', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSdense2csc', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSdense2csc', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseSdense2csc', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseSdense2csc', 'lda', 'i32', lda);
   pointerArg('cusparseSdense2csc', 'nnzPerCol', nnzPerCol, true);
@@ -266,10 +266,10 @@ let cusparseSdense2csr$c: NativeFunction | undefined;
  * @param csrSortedColIndA in/out `int *`: device memory.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSdense2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRow: T.Pointer, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSdense2csr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSdense2csr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSdense2csr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSdense2csr', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSdense2csr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSdense2csr', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseSdense2csr', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseSdense2csr', 'lda', 'i32', lda);
   pointerArg('cusparseSdense2csr', 'nnzPerRow', nnzPerRow, true);

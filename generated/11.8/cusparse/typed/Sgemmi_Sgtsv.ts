@@ -34,7 +34,7 @@ function bind$cusparseSgemmi(): typeof cusparseSgemmi {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseSgemmi(handle, m, n_, k, nnz, alpha, A, lda, cscValB, cscColPtrB, cscRowIndB, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgemmi', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgemmi', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgemmi', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgemmi', 'n', 'i32', n_);
     if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusparseSgemmi', 'k', 'i32', k);
@@ -77,7 +77,7 @@ function bind$cusparseSgemvi(): typeof cusparseSgemvi {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseSgemvi(handle, transA, m, n_, alpha, A, lda, nnz, xVal, xInd, beta, y, idxBase, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgemvi', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgemvi', 'handle', handle, true) as typeof handle;
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSgemvi', 'transA', 'i32', transA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgemvi', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgemvi', 'n', 'i32', n_);
@@ -112,7 +112,7 @@ function bind$cusparseSgemvi_bufferSize(): typeof cusparseSgemvi_bufferSize {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseSgemvi_bufferSize(handle, transA, m, n_, nnz) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgemvi_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgemvi_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSgemvi_bufferSize', 'transA', 'i32', transA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgemvi_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgemvi_bufferSize', 'n', 'i32', n_);
@@ -137,7 +137,7 @@ let cusparseSgpsvInterleavedBatch$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgpsvInterleavedBatch', 'algo', 'i32', algo);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgpsvInterleavedBatch', 'm', 'i32', m);
   const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && ds % 1 === 0 ? ds : deviceArg('cusparseSgpsvInterleavedBatch', 'ds', ds, true);
@@ -174,7 +174,7 @@ function bind$cusparseSgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseSgps
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
     const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && ds % 1 === 0 ? ds : deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
@@ -204,7 +204,7 @@ let cusparseSgthr$c: NativeFunction | undefined;
  * @param idxBase in `cusparseIndexBase_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgthr(handle: T.cusparseHandle_t | null, nnz: number, y: T.DeviceMemory | null, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgthr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgthr', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseSgthr', 'nnz', 'i32', nnz);
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cusparseSgthr', 'y', y, true);
   const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && xVal % 1 === 0 ? xVal : deviceArg('cusparseSgthr', 'xVal', xVal, true);
@@ -223,7 +223,7 @@ let cusparseSgthrz$c: NativeFunction | undefined;
  * @param idxBase in `cusparseIndexBase_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSgthrz(handle: T.cusparseHandle_t | null, nnz: number, y: T.DeviceMemory | null, xVal: T.DeviceMemory | null, xInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgthrz', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgthrz', 'handle', handle, true) as typeof handle;
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseSgthrz', 'nnz', 'i32', nnz);
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cusparseSgthrz', 'y', y, true);
   const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && xVal % 1 === 0 ? xVal : deviceArg('cusparseSgthrz', 'xVal', xVal, true);
@@ -244,7 +244,7 @@ let cusparseSgtsvInterleavedBatch$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgtsvInterleavedBatch', 'algo', 'i32', algo);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsvInterleavedBatch', 'm', 'i32', m);
   const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsvInterleavedBatch', 'dl', dl, true);
@@ -277,7 +277,7 @@ function bind$cusparseSgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseSgts
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
     const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);

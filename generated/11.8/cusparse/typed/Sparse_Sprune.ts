@@ -16,9 +16,9 @@ let cusparseSparseToDense$c: NativeFunction | undefined;
  * @param alg in `cusparseSparseToDenseAlg_t`.
  * @param externalBuffer in/out `void *`: device memory, or null. */
 export function cusparseSparseToDense(handle: T.cusparseHandle_t | null, matA: T.cusparseSpMatDescr_t | null, matB: T.cusparseDnMatDescr_t | null, alg: T.cusparseSparseToDenseAlg_t, externalBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSparseToDense', 'handle', handle, true) as typeof handle;
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSparseToDense', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSparseToDense', 'matB', matB, true) as typeof matB;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSparseToDense', 'handle', handle, true) as typeof handle;
+  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSparseToDense', 'matA', matA, true) as typeof matA;
+  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSparseToDense', 'matB', matB, true) as typeof matB;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSparseToDense', 'alg', 'i32', alg);
   const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSparseToDense', 'externalBuffer', externalBuffer, true);
   const status = (cusparseSparseToDense$c ??= binder.native('cusparseSparseToDense'))(handle, matA, matB, alg, externalBuffer$);
@@ -41,9 +41,9 @@ function bind$cusparseSparseToDense_bufferSize(): typeof cusparseSparseToDense_b
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSparseToDense_bufferSize(handle, matA, matB, alg) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSparseToDense_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSparseToDense_bufferSize', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSparseToDense_bufferSize', 'matB', matB, true) as typeof matB;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSparseToDense_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSparseToDense_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSparseToDense_bufferSize', 'matB', matB, true) as typeof matB;
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSparseToDense_bufferSize', 'alg', 'i32', alg);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSparseToDense_bufferSize'))(handle, matA, matB, alg, s$bytes);
@@ -80,16 +80,16 @@ function bind$cusparseSpruneCsr2csr(): typeof cusparseSpruneCsr2csr {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseSpruneCsr2csr(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csr', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneCsr2csr', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csr', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneCsr2csr', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseSpruneCsr2csr', 'nnzA', 'i32', nnzA);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSpruneCsr2csr', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSpruneCsr2csr', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseSpruneCsr2csr', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseSpruneCsr2csr', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseSpruneCsr2csr', 'csrSortedColIndA', csrSortedColIndA, true);
     const threshold$ = typeof threshold === 'number' ? ((s$f32[0] = threshold), s$slot0) : scalarArg('cusparseSpruneCsr2csr', 'threshold', 'f32', 'either', threshold, s$slot0);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneCsr2csr', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseSpruneCsr2csr', 'descrC', descrC, true) as typeof descrC;
     const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseSpruneCsr2csr', 'csrSortedValC', csrSortedValC, true);
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseSpruneCsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseSpruneCsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
@@ -116,20 +116,20 @@ let cusparseSpruneCsr2csrByPercentage$c: NativeFunction | undefined;
  * @param info in `pruneInfo_t`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseSpruneCsr2csrByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, info: T.pruneInfo_t | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csrByPercentage', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneCsr2csrByPercentage', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csrByPercentage', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneCsr2csrByPercentage', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseSpruneCsr2csrByPercentage', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSpruneCsr2csrByPercentage', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSpruneCsr2csrByPercentage', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseSpruneCsr2csrByPercentage', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseSpruneCsr2csrByPercentage', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseSpruneCsr2csrByPercentage', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof percentage !== 'number') throw argError('cusparseSpruneCsr2csrByPercentage', 'percentage', 'a number', percentage);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneCsr2csrByPercentage', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseSpruneCsr2csrByPercentage', 'descrC', descrC, true) as typeof descrC;
   const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseSpruneCsr2csrByPercentage', 'csrSortedValC', csrSortedValC, true);
   const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseSpruneCsr2csrByPercentage', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseSpruneCsr2csrByPercentage', 'csrSortedColIndC', csrSortedColIndC, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSpruneCsr2csrByPercentage', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSpruneCsr2csrByPercentage', 'info', info, true) as typeof info;
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSpruneCsr2csrByPercentage', 'pBuffer', pBuffer, true);
   const status = (cusparseSpruneCsr2csrByPercentage$c ??= binder.native('cusparseSpruneCsr2csrByPercentage'))(handle, m, n_, nnzA, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, percentage, descrC, csrSortedValC$, csrSortedRowPtrC$, csrSortedColIndC$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseSpruneCsr2csrByPercentage', status);
@@ -161,20 +161,20 @@ function bind$cusparseSpruneCsr2csrByPercentage_bufferSizeExt(): typeof cusparse
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'nnzA', 'i32', nnzA);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
     if (typeof percentage !== 'number') throw argError('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'percentage', 'a number', percentage);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
     const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpruneCsr2csrByPercentage_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, percentage, descrC, csrSortedValC$, csrSortedRowPtrC$, csrSortedColIndC$, info, s$bytes);
     if (status !== 0) throw fail('cusparseSpruneCsr2csrByPercentage_bufferSizeExt', status);
@@ -209,16 +209,16 @@ function bind$cusparseSpruneCsr2csrNnz(): typeof cusparseSpruneCsr2csrNnz {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseSpruneCsr2csrNnz(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csrNnz', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneCsr2csrNnz', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csrNnz', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneCsr2csrNnz', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseSpruneCsr2csrNnz', 'nnzA', 'i32', nnzA);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSpruneCsr2csrNnz', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSpruneCsr2csrNnz', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseSpruneCsr2csrNnz', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseSpruneCsr2csrNnz', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseSpruneCsr2csrNnz', 'csrSortedColIndA', csrSortedColIndA, true);
     const threshold$ = typeof threshold === 'number' ? ((s$f32[0] = threshold), s$slot0) : scalarArg('cusparseSpruneCsr2csrNnz', 'threshold', 'f32', 'either', threshold, s$slot0);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneCsr2csrNnz', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseSpruneCsr2csrNnz', 'descrC', descrC, true) as typeof descrC;
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseSpruneCsr2csrNnz', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const nnzTotalDevHostPtr$ = memoryArg('cusparseSpruneCsr2csrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
     const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSpruneCsr2csrNnz', 'pBuffer', pBuffer, true);
@@ -243,19 +243,19 @@ let cusparseSpruneCsr2csrNnzByPercentage$c: NativeFunction | undefined;
  * @param info in `pruneInfo_t`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseSpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedRowPtrC: T.DeviceMemory | null, nnzTotalDevHostPtr: T.AnyMemory | null, info: T.pruneInfo_t | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csrNnzByPercentage', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneCsr2csrNnzByPercentage', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csrNnzByPercentage', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneCsr2csrNnzByPercentage', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseSpruneCsr2csrNnzByPercentage', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSpruneCsr2csrNnzByPercentage', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSpruneCsr2csrNnzByPercentage', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseSpruneCsr2csrNnzByPercentage', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseSpruneCsr2csrNnzByPercentage', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseSpruneCsr2csrNnzByPercentage', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof percentage !== 'number') throw argError('cusparseSpruneCsr2csrNnzByPercentage', 'percentage', 'a number', percentage);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneCsr2csrNnzByPercentage', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseSpruneCsr2csrNnzByPercentage', 'descrC', descrC, true) as typeof descrC;
   const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseSpruneCsr2csrNnzByPercentage', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   const nnzTotalDevHostPtr$ = memoryArg('cusparseSpruneCsr2csrNnzByPercentage', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSpruneCsr2csrNnzByPercentage', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSpruneCsr2csrNnzByPercentage', 'info', info, true) as typeof info;
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSpruneCsr2csrNnzByPercentage', 'pBuffer', pBuffer, true);
   const status = (cusparseSpruneCsr2csrNnzByPercentage$c ??= binder.native('cusparseSpruneCsr2csrNnzByPercentage'))(handle, m, n_, nnzA, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, percentage, descrC, csrSortedRowPtrC$, nnzTotalDevHostPtr$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseSpruneCsr2csrNnzByPercentage', status);
@@ -286,16 +286,16 @@ function bind$cusparseSpruneCsr2csr_bufferSizeExt(): typeof cusparseSpruneCsr2cs
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpruneCsr2csr_bufferSizeExt(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneCsr2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneCsr2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneCsr2csr_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneCsr2csr_bufferSizeExt', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseSpruneCsr2csr_bufferSizeExt', 'nnzA', 'i32', nnzA);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSpruneCsr2csr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSpruneCsr2csr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
     const threshold$ = typeof threshold === 'number' ? ((s$f32[0] = threshold), s$slot0) : scalarArg('cusparseSpruneCsr2csr_bufferSizeExt', 'threshold', 'f32', 'either', threshold, s$slot0);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneCsr2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseSpruneCsr2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
     const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseSpruneCsr2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
@@ -331,13 +331,13 @@ function bind$cusparseSpruneDense2csr(): typeof cusparseSpruneDense2csr {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseSpruneDense2csr(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csr', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneDense2csr', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csr', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneDense2csr', 'n', 'i32', n_);
     pointerArg('cusparseSpruneDense2csr', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseSpruneDense2csr', 'lda', 'i32', lda);
     const threshold$ = typeof threshold === 'number' ? ((s$f32[0] = threshold), s$slot0) : scalarArg('cusparseSpruneDense2csr', 'threshold', 'f32', 'either', threshold, s$slot0);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneDense2csr', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseSpruneDense2csr', 'descrC', descrC, true) as typeof descrC;
     const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseSpruneDense2csr', 'csrSortedValC', csrSortedValC, true);
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseSpruneDense2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseSpruneDense2csr', 'csrSortedColIndC', csrSortedColIndC, true);
@@ -361,17 +361,17 @@ let cusparseSpruneDense2csrByPercentage$c: NativeFunction | undefined;
  * @param info in `pruneInfo_t`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseSpruneDense2csrByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, info: T.pruneInfo_t | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csrByPercentage', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneDense2csrByPercentage', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csrByPercentage', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneDense2csrByPercentage', 'n', 'i32', n_);
   pointerArg('cusparseSpruneDense2csrByPercentage', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseSpruneDense2csrByPercentage', 'lda', 'i32', lda);
   if (typeof percentage !== 'number') throw argError('cusparseSpruneDense2csrByPercentage', 'percentage', 'a number', percentage);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneDense2csrByPercentage', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseSpruneDense2csrByPercentage', 'descrC', descrC, true) as typeof descrC;
   const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseSpruneDense2csrByPercentage', 'csrSortedValC', csrSortedValC, true);
   const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseSpruneDense2csrByPercentage', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseSpruneDense2csrByPercentage', 'csrSortedColIndC', csrSortedColIndC, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSpruneDense2csrByPercentage', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSpruneDense2csrByPercentage', 'info', info, true) as typeof info;
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSpruneDense2csrByPercentage', 'pBuffer', pBuffer, true);
   const status = (cusparseSpruneDense2csrByPercentage$c ??= binder.native('cusparseSpruneDense2csrByPercentage'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC$, csrSortedRowPtrC$, csrSortedColIndC$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseSpruneDense2csrByPercentage', status);
@@ -400,17 +400,17 @@ function bind$cusparseSpruneDense2csrByPercentage_bufferSizeExt(): typeof cuspar
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpruneDense2csrByPercentage_bufferSizeExt(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'n', 'i32', n_);
     pointerArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'lda', 'i32', lda);
     if (typeof percentage !== 'number') throw argError('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'percentage', 'a number', percentage);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
     const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSpruneDense2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpruneDense2csrByPercentage_bufferSizeExt'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC$, csrSortedRowPtrC$, csrSortedColIndC$, info, s$bytes);
     if (status !== 0) throw fail('cusparseSpruneDense2csrByPercentage_bufferSizeExt', status);
@@ -442,13 +442,13 @@ function bind$cusparseSpruneDense2csrNnz(): typeof cusparseSpruneDense2csrNnz {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseSpruneDense2csrNnz(handle, m, n_, A, lda, threshold, descrC, csrRowPtrC, nnzTotalDevHostPtr, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csrNnz', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneDense2csrNnz', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csrNnz', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneDense2csrNnz', 'n', 'i32', n_);
     pointerArg('cusparseSpruneDense2csrNnz', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseSpruneDense2csrNnz', 'lda', 'i32', lda);
     const threshold$ = typeof threshold === 'number' ? ((s$f32[0] = threshold), s$slot0) : scalarArg('cusparseSpruneDense2csrNnz', 'threshold', 'f32', 'either', threshold, s$slot0);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneDense2csrNnz', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseSpruneDense2csrNnz', 'descrC', descrC, true) as typeof descrC;
     pointerArg('cusparseSpruneDense2csrNnz', 'csrRowPtrC', csrRowPtrC, true);
     const nnzTotalDevHostPtr$ = memoryArg('cusparseSpruneDense2csrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
     const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSpruneDense2csrNnz', 'pBuffer', pBuffer, true);
@@ -470,16 +470,16 @@ let cusparseSpruneDense2csrNnzByPercentage$c: NativeFunction | undefined;
  * @param info in `pruneInfo_t`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseSpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t | null, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.AnyMemory | null, info: T.pruneInfo_t | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csrNnzByPercentage', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneDense2csrNnzByPercentage', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csrNnzByPercentage', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneDense2csrNnzByPercentage', 'n', 'i32', n_);
   pointerArg('cusparseSpruneDense2csrNnzByPercentage', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseSpruneDense2csrNnzByPercentage', 'lda', 'i32', lda);
   if (typeof percentage !== 'number') throw argError('cusparseSpruneDense2csrNnzByPercentage', 'percentage', 'a number', percentage);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneDense2csrNnzByPercentage', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseSpruneDense2csrNnzByPercentage', 'descrC', descrC, true) as typeof descrC;
   pointerArg('cusparseSpruneDense2csrNnzByPercentage', 'csrRowPtrC', csrRowPtrC, true);
   const nnzTotalDevHostPtr$ = memoryArg('cusparseSpruneDense2csrNnzByPercentage', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSpruneDense2csrNnzByPercentage', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSpruneDense2csrNnzByPercentage', 'info', info, true) as typeof info;
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSpruneDense2csrNnzByPercentage', 'pBuffer', pBuffer, true);
   const status = (cusparseSpruneDense2csrNnzByPercentage$c ??= binder.native('cusparseSpruneDense2csrNnzByPercentage'))(handle, m, n_, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseSpruneDense2csrNnzByPercentage', status);
@@ -507,13 +507,13 @@ function bind$cusparseSpruneDense2csr_bufferSizeExt(): typeof cusparseSpruneDens
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpruneDense2csr_bufferSizeExt(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpruneDense2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpruneDense2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSpruneDense2csr_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSpruneDense2csr_bufferSizeExt', 'n', 'i32', n_);
     pointerArg('cusparseSpruneDense2csr_bufferSizeExt', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseSpruneDense2csr_bufferSizeExt', 'lda', 'i32', lda);
     const threshold$ = typeof threshold === 'number' ? ((s$f32[0] = threshold), s$slot0) : scalarArg('cusparseSpruneDense2csr_bufferSizeExt', 'threshold', 'f32', 'either', threshold, s$slot0);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseSpruneDense2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseSpruneDense2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
     const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseSpruneDense2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseSpruneDense2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseSpruneDense2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);

@@ -14,8 +14,8 @@ let cusparseXcsrilu02_zeroPivot$c: NativeFunction | undefined;
  * @param info in `csrilu02Info_t`.
  * @param position in/out `int *`: address or host buffer. */
 export function cusparseXcsrilu02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.csrilu02Info_t | null, position: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsrilu02_zeroPivot', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXcsrilu02_zeroPivot', 'info', info, true) as typeof info;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsrilu02_zeroPivot', 'handle', handle, true) as typeof handle;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseXcsrilu02_zeroPivot', 'info', info, true) as typeof info;
   pointerArg('cusparseXcsrilu02_zeroPivot', 'position', position, true);
   const status = (cusparseXcsrilu02_zeroPivot$c ??= binder.native('cusparseXcsrilu02_zeroPivot'))(handle, info, position);
   if (status !== 0) throw fail('cusparseXcsrilu02_zeroPivot', status);
@@ -27,8 +27,8 @@ let cusparseXcsrsm2_zeroPivot$c: NativeFunction | undefined;
  * @param position in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsrsm2_zeroPivot(handle: T.cusparseHandle_t | null, info: T.csrsm2Info_t | null, position: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsrsm2_zeroPivot', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXcsrsm2_zeroPivot', 'info', info, true) as typeof info;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsrsm2_zeroPivot', 'handle', handle, true) as typeof handle;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseXcsrsm2_zeroPivot', 'info', info, true) as typeof info;
   pointerArg('cusparseXcsrsm2_zeroPivot', 'position', position, true);
   const status = (cusparseXcsrsm2_zeroPivot$c ??= binder.native('cusparseXcsrsm2_zeroPivot'))(handle, info, position);
   if (status !== 0) throw fail('cusparseXcsrsm2_zeroPivot', status);
@@ -45,11 +45,11 @@ let cusparseXcsrsort$c: NativeFunction | undefined;
  * @param P in/out `int *`: address or host buffer.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseXcsrsort(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.Pointer, csrColIndA: T.Pointer, P: T.Pointer, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsrsort', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsrsort', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsrsort', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcsrsort', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcsrsort', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseXcsrsort', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseXcsrsort', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseXcsrsort', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusparseXcsrsort', 'csrColIndA', csrColIndA, true);
   pointerArg('cusparseXcsrsort', 'P', P, true);
@@ -76,7 +76,7 @@ function bind$cusparseXcsrsort_bufferSizeExt(): typeof cusparseXcsrsort_bufferSi
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseXcsrsort_bufferSizeExt(handle, m, n_, nnz, csrRowPtrA, csrColIndA) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsrsort_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsrsort_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsrsort_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcsrsort_bufferSizeExt', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcsrsort_bufferSizeExt', 'nnz', 'i32', nnz);
@@ -99,8 +99,8 @@ let cusparseXcsrsv2_zeroPivot$c: NativeFunction | undefined;
  * @param position in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsrsv2_zeroPivot(handle: T.cusparseHandle_t | null, info: T.csrsv2Info_t | null, position: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsrsv2_zeroPivot', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXcsrsv2_zeroPivot', 'info', info, true) as typeof info;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsrsv2_zeroPivot', 'handle', handle, true) as typeof handle;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseXcsrsv2_zeroPivot', 'info', info, true) as typeof info;
   pointerArg('cusparseXcsrsv2_zeroPivot', 'position', position, true);
   const status = (cusparseXcsrsv2_zeroPivot$c ??= binder.native('cusparseXcsrsv2_zeroPivot'))(handle, info, position);
   if (status !== 0) throw fail('cusparseXcsrsv2_zeroPivot', status);
@@ -120,16 +120,16 @@ let cusparseXgebsr2csr$c: NativeFunction | undefined;
  * @param csrSortedRowPtrC in/out `int *`: device memory.
  * @param csrSortedColIndC in/out `int *`: device memory. */
 export function cusparseXgebsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXgebsr2csr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXgebsr2csr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseXgebsr2csr', 'dirA', 'i32', dirA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseXgebsr2csr', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseXgebsr2csr', 'nb', 'i32', nb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseXgebsr2csr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseXgebsr2csr', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseXgebsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseXgebsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseXgebsr2csr', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseXgebsr2csr', 'colBlockDim', 'i32', colBlockDim);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseXgebsr2csr', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseXgebsr2csr', 'descrC', descrC, true) as typeof descrC;
   const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseXgebsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseXgebsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
   const status = (cusparseXgebsr2csr$c ??= binder.native('cusparseXgebsr2csr'))(handle, dirA, mb, nb, descrA, bsrSortedRowPtrA$, bsrSortedColIndA$, rowBlockDim, colBlockDim, descrC, csrSortedRowPtrC$, csrSortedColIndC$);
@@ -154,17 +154,17 @@ let cusparseXgebsr2gebsrNnz$c: NativeFunction | undefined;
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseXgebsr2gebsrNnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, rowBlockDimA: number, colBlockDimA: number, descrC: T.cusparseMatDescr_t | null, bsrSortedRowPtrC: T.DeviceMemory | null, rowBlockDimC: number, colBlockDimC: number, nnzTotalDevHostPtr: T.AnyMemory | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXgebsr2gebsrNnz', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXgebsr2gebsrNnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseXgebsr2gebsrNnz', 'dirA', 'i32', dirA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseXgebsr2gebsrNnz', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseXgebsr2gebsrNnz', 'nb', 'i32', nb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseXgebsr2gebsrNnz', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseXgebsr2gebsrNnz', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseXgebsr2gebsrNnz', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof rowBlockDimA !== 'number' || (rowBlockDimA | 0) !== rowBlockDimA) throw intError('cusparseXgebsr2gebsrNnz', 'rowBlockDimA', 'i32', rowBlockDimA);
   if (typeof colBlockDimA !== 'number' || (colBlockDimA | 0) !== colBlockDimA) throw intError('cusparseXgebsr2gebsrNnz', 'colBlockDimA', 'i32', colBlockDimA);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseXgebsr2gebsrNnz', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseXgebsr2gebsrNnz', 'descrC', descrC, true) as typeof descrC;
   const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && bsrSortedRowPtrC % 1 === 0 ? bsrSortedRowPtrC : deviceArg('cusparseXgebsr2gebsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
   if (typeof rowBlockDimC !== 'number' || (rowBlockDimC | 0) !== rowBlockDimC) throw intError('cusparseXgebsr2gebsrNnz', 'rowBlockDimC', 'i32', rowBlockDimC);
   if (typeof colBlockDimC !== 'number' || (colBlockDimC | 0) !== colBlockDimC) throw intError('cusparseXgebsr2gebsrNnz', 'colBlockDimC', 'i32', colBlockDimC);
@@ -192,7 +192,7 @@ function bind$cusparseZaxpyi(): typeof cusparseZaxpyi {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseZaxpyi(handle, nnz, alpha, xVal, xInd, y, idxBase) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZaxpyi', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZaxpyi', 'handle', handle, true) as typeof handle;
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZaxpyi', 'nnz', 'i32', nnz);
     const alpha$ = scalarArg('cusparseZaxpyi', 'alpha', 'c128', 'either', alpha, s$slot0);
     const xVal$ = typeof xVal === 'number' && xVal >= 0 && xVal <= 9007199254740991 && xVal % 1 === 0 ? xVal : deviceArg('cusparseZaxpyi', 'xVal', xVal, true);

@@ -21,14 +21,14 @@ let cusparseZcsrilu02$c: NativeFunction | undefined;
  * @param policy in `cusparseSolvePolicy_t`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseZcsrilu02(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA_valM: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrilu02', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrilu02', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA_valM$ = typeof csrSortedValA_valM === 'number' && csrSortedValA_valM >= 0 && csrSortedValA_valM <= 9007199254740991 && csrSortedValA_valM % 1 === 0 ? csrSortedValA_valM : deviceArg('cusparseZcsrilu02', 'csrSortedValA_valM', csrSortedValA_valM, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrilu02', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrilu02', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrilu02', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZcsrilu02', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZcsrilu02', 'pBuffer', pBuffer, true);
   const status = (cusparseZcsrilu02$c ??= binder.native('cusparseZcsrilu02'))(handle, m, nnz, descrA, csrSortedValA_valM$, csrSortedRowPtrA$, csrSortedColIndA$, info, policy, pBuffer$);
@@ -47,14 +47,14 @@ let cusparseZcsrilu02_analysis$c: NativeFunction | undefined;
  * @param policy in `cusparseSolvePolicy_t`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseZcsrilu02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrilu02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02_analysis', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_analysis', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrilu02_analysis', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsrilu02_analysis', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrilu02_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrilu02_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrilu02_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZcsrilu02_analysis', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZcsrilu02_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseZcsrilu02_analysis$c ??= binder.native('cusparseZcsrilu02_analysis'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, policy, pBuffer$);
@@ -80,14 +80,14 @@ function bind$cusparseZcsrilu02_bufferSize(): typeof cusparseZcsrilu02_bufferSiz
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseZcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02_bufferSize', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_bufferSize', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrilu02_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, s$bytes);
     if (status !== 0) throw fail('cusparseZcsrilu02_bufferSize', status);
@@ -115,14 +115,14 @@ function bind$cusparseZcsrilu02_bufferSizeExt(): typeof cusparseZcsrilu02_buffer
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02_bufferSizeExt', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_bufferSizeExt', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const csrSortedVal$ = typeof csrSortedVal === 'number' && csrSortedVal >= 0 && csrSortedVal <= 9007199254740991 && csrSortedVal % 1 === 0 ? csrSortedVal : deviceArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
     const csrSortedRowPtr$ = typeof csrSortedRowPtr === 'number' && csrSortedRowPtr >= 0 && csrSortedRowPtr <= 9007199254740991 && csrSortedRowPtr % 1 === 0 ? csrSortedRowPtr : deviceArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
     const csrSortedColInd$ = typeof csrSortedColInd === 'number' && csrSortedColInd >= 0 && csrSortedColInd <= 9007199254740991 && csrSortedColInd % 1 === 0 ? csrSortedColInd : deviceArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal$, csrSortedRowPtr$, csrSortedColInd$, info, s$bytes);
     if (status !== 0) throw fail('cusparseZcsrilu02_bufferSizeExt', status);
@@ -141,8 +141,8 @@ let cusparseZcsrilu02_numericBoost$c: NativeFunction | undefined;
  * @param tol in/out `double *`: address or host buffer.
  * @param boost_val in/out `cuDoubleComplex *`: address or host buffer. */
 export function cusparseZcsrilu02_numericBoost(handle: T.cusparseHandle_t | null, info: T.csrilu02Info_t | null, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_numericBoost', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_numericBoost', 'info', info, true) as typeof info;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrilu02_numericBoost', 'handle', handle, true) as typeof handle;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrilu02_numericBoost', 'info', info, true) as typeof info;
   if (typeof enable_boost !== 'number' || (enable_boost | 0) !== enable_boost) throw intError('cusparseZcsrilu02_numericBoost', 'enable_boost', 'i32', enable_boost);
   pointerArg('cusparseZcsrilu02_numericBoost', 'tol', tol, true);
   pointerArg('cusparseZcsrilu02_numericBoost', 'boost_val', boost_val, true);
@@ -178,7 +178,7 @@ function bind$cusparseZcsrsm2_analysis(): typeof cusparseZcsrsm2_analysis {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseZcsrsm2_analysis(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrsm2_analysis', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrsm2_analysis', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZcsrsm2_analysis', 'algo', 'i32', algo);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZcsrsm2_analysis', 'transA', 'i32', transA);
     if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseZcsrsm2_analysis', 'transB', 'i32', transB);
@@ -186,13 +186,13 @@ function bind$cusparseZcsrsm2_analysis(): typeof cusparseZcsrsm2_analysis {
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusparseZcsrsm2_analysis', 'nrhs', 'i32', nrhs);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrsm2_analysis', 'nnz', 'i32', nnz);
     const alpha$ = scalarArg('cusparseZcsrsm2_analysis', 'alpha', 'c128', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrsm2_analysis', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrsm2_analysis', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsrsm2_analysis', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrsm2_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrsm2_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
     pointerArg('cusparseZcsrsm2_analysis', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZcsrsm2_analysis', 'ldb', 'i32', ldb);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrsm2_analysis', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrsm2_analysis', 'info', info, true) as typeof info;
     if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZcsrsm2_analysis', 'policy', 'i32', policy);
     const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZcsrsm2_analysis', 'pBuffer', pBuffer, true);
     const status = (native$ ??= binder.native('cusparseZcsrsm2_analysis'))(handle, algo, transA, transB, m, nrhs, nnz, alpha$, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, B, ldb, info, policy, pBuffer$);
@@ -229,7 +229,7 @@ function bind$cusparseZcsrsm2_bufferSizeExt(): typeof cusparseZcsrsm2_bufferSize
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZcsrsm2_bufferSizeExt(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZcsrsm2_bufferSizeExt', 'algo', 'i32', algo);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZcsrsm2_bufferSizeExt', 'transA', 'i32', transA);
     if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseZcsrsm2_bufferSizeExt', 'transB', 'i32', transB);
@@ -237,13 +237,13 @@ function bind$cusparseZcsrsm2_bufferSizeExt(): typeof cusparseZcsrsm2_bufferSize
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusparseZcsrsm2_bufferSizeExt', 'nrhs', 'i32', nrhs);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrsm2_bufferSizeExt', 'nnz', 'i32', nnz);
     const alpha$ = scalarArg('cusparseZcsrsm2_bufferSizeExt', 'alpha', 'c128', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsrsm2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrsm2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrsm2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
     pointerArg('cusparseZcsrsm2_bufferSizeExt', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZcsrsm2_bufferSizeExt', 'ldb', 'i32', ldb);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
     if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZcsrsm2_bufferSizeExt', 'policy', 'i32', policy);
     s$f64[2] = 0;
     const status = (native$ ??= binder.native('cusparseZcsrsm2_bufferSizeExt'))(handle, algo, transA, transB, m, nrhs, nnz, alpha$, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, B, ldb, info, policy, s$slot2);
@@ -284,7 +284,7 @@ function bind$cusparseZcsrsm2_solve(): typeof cusparseZcsrsm2_solve {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseZcsrsm2_solve(handle, algo, transA, transB, m, nrhs, nnz, alpha, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, B, ldb, info, policy, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrsm2_solve', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrsm2_solve', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseZcsrsm2_solve', 'algo', 'i32', algo);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZcsrsm2_solve', 'transA', 'i32', transA);
     if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseZcsrsm2_solve', 'transB', 'i32', transB);
@@ -292,13 +292,13 @@ function bind$cusparseZcsrsm2_solve(): typeof cusparseZcsrsm2_solve {
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusparseZcsrsm2_solve', 'nrhs', 'i32', nrhs);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrsm2_solve', 'nnz', 'i32', nnz);
     const alpha$ = scalarArg('cusparseZcsrsm2_solve', 'alpha', 'c128', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrsm2_solve', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrsm2_solve', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsrsm2_solve', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrsm2_solve', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrsm2_solve', 'csrSortedColIndA', csrSortedColIndA, true);
     pointerArg('cusparseZcsrsm2_solve', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZcsrsm2_solve', 'ldb', 'i32', ldb);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrsm2_solve', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrsm2_solve', 'info', info, true) as typeof info;
     if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZcsrsm2_solve', 'policy', 'i32', policy);
     const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZcsrsm2_solve', 'pBuffer', pBuffer, true);
     const status = (native$ ??= binder.native('cusparseZcsrsm2_solve'))(handle, algo, transA, transB, m, nrhs, nnz, alpha$, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, B, ldb, info, policy, pBuffer$);

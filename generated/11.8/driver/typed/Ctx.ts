@@ -101,7 +101,7 @@ let cuCtxDestroy$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxDestroy(ctx: T.CUcontext | null): void {
   assertMayBlock('cuCtxDestroy');
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxDestroy', 'ctx', ctx, true) as typeof ctx;
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxDestroy', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxDestroy$c ??= binder.native('cuCtxDestroy'))(ctx);
   if (status !== 0) throw fail('cuCtxDestroy', status);
 }
@@ -111,7 +111,7 @@ let cuCtxDetach$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxDetach(ctx: T.CUcontext | null): void {
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxDetach', 'ctx', ctx, true) as typeof ctx;
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxDetach', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxDetach$c ??= binder.native('cuCtxDetach'))(ctx);
   if (status !== 0) throw fail('cuCtxDetach', status);
 }
@@ -120,7 +120,7 @@ let cuCtxDisablePeerAccess$c: NativeFunction | undefined;
  * @param peerContext in `CUcontext`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxDisablePeerAccess(peerContext: T.CUcontext | null): void {
-  if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || peerContext % 1 !== 0) peerContext = addressArg('cuCtxDisablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
+  if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || Math.floor(peerContext) !== peerContext) peerContext = addressArg('cuCtxDisablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
   const status = (cuCtxDisablePeerAccess$c ??= binder.native('cuCtxDisablePeerAccess'))(peerContext);
   if (status !== 0) throw fail('cuCtxDisablePeerAccess', status);
 }
@@ -130,7 +130,7 @@ let cuCtxEnablePeerAccess$c: NativeFunction | undefined;
  * @param Flags in `unsigned int`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: number): void {
-  if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || peerContext % 1 !== 0) peerContext = addressArg('cuCtxEnablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
+  if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || Math.floor(peerContext) !== peerContext) peerContext = addressArg('cuCtxEnablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuCtxEnablePeerAccess', 'Flags', 'u32', Flags);
   const status = (cuCtxEnablePeerAccess$c ??= binder.native('cuCtxEnablePeerAccess'))(peerContext, Flags);
   if (status !== 0) throw fail('cuCtxEnablePeerAccess', status);
@@ -149,7 +149,7 @@ function bind$cuCtxGetApiVersion(): typeof cuCtxGetApiVersion {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuCtxGetApiVersion(ctx) {
-    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetApiVersion', 'ctx', ctx, true) as typeof ctx;
+    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxGetApiVersion', 'ctx', ctx, true) as typeof ctx;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuCtxGetApiVersion'))(ctx, s$bytes);
     if (status !== 0) throw fail('cuCtxGetApiVersion', status);
@@ -345,7 +345,7 @@ let cuCtxPushCurrent$c: NativeFunction | undefined;
  * @param ctx in `CUcontext`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPushCurrent(ctx: T.CUcontext | null): void {
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxPushCurrent', 'ctx', ctx, true) as typeof ctx;
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxPushCurrent', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxPushCurrent$c ??= binder.native('cuCtxPushCurrent'))(ctx);
   if (status !== 0) throw fail('cuCtxPushCurrent', status);
 }
@@ -370,7 +370,7 @@ let cuCtxSetCurrent$c: NativeFunction | undefined;
  * @param ctx in `CUcontext`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCurrent(ctx: T.CUcontext | null): void {
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxSetCurrent', 'ctx', ctx, true) as typeof ctx;
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxSetCurrent', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxSetCurrent$c ??= binder.native('cuCtxSetCurrent'))(ctx);
   if (status !== 0) throw fail('cuCtxSetCurrent', status);
 }
@@ -381,7 +381,7 @@ let cuCtxSetLimit$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.1. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxSetLimit', 'limit', 'i32', limit);
-  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuCtxSetLimit', 'value', value, false);
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cuCtxSetLimit', 'value', value, false);
   const status = (cuCtxSetLimit$c ??= binder.native('cuCtxSetLimit'))(limit, value);
   if (status !== 0) throw fail('cuCtxSetLimit', status);
 }

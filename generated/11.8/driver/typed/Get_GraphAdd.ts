@@ -96,7 +96,7 @@ function bind$cuGetProcAddress(): typeof cuGetProcAddress {
     if (typeof symbol !== 'string') throw argError('cuGetProcAddress', 'symbol', 'a string', symbol);
     s$f64[0] = 0;
     if (typeof cudaVersion !== 'number' || (cudaVersion | 0) !== cudaVersion) throw intError('cuGetProcAddress', 'cudaVersion', 'i32', cudaVersion);
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGetProcAddress', 'flags', flags, false);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuGetProcAddress', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuGetProcAddress'))(symbol, s$bytes, cudaVersion, flags);
     if (status !== 0) throw fail('cuGetProcAddress', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -124,7 +124,7 @@ function bind$cuGraphAddBatchMemOpNode(): typeof cuGraphAddBatchMemOpNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddBatchMemOpNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddBatchMemOpNode', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddBatchMemOpNode', 'hGraph', hGraph, true) as typeof hGraph;
     const dependencies$ = scalarArrayArg('cuGraphAddBatchMemOpNode', 'dependencies', 'address', dependencies, false);
     const nodeParams$ = recordArg('cuGraphAddBatchMemOpNode', 'nodeParams', records.CUDA_BATCH_MEM_OP_NODE_PARAMS_st(), nodeParams, false);
     const numDependencies$n = dependencies$.count;
@@ -155,9 +155,9 @@ function bind$cuGraphAddChildGraphNode(): typeof cuGraphAddChildGraphNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddChildGraphNode(hGraph, dependencies, childGraph) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddChildGraphNode', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddChildGraphNode', 'hGraph', hGraph, true) as typeof hGraph;
     const dependencies$ = scalarArrayArg('cuGraphAddChildGraphNode', 'dependencies', 'address', dependencies, false);
-    if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || childGraph % 1 !== 0) childGraph = addressArg('cuGraphAddChildGraphNode', 'childGraph', childGraph, true) as typeof childGraph;
+    if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || Math.floor(childGraph) !== childGraph) childGraph = addressArg('cuGraphAddChildGraphNode', 'childGraph', childGraph, true) as typeof childGraph;
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddChildGraphNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, childGraph);
     if (status !== 0) throw fail('cuGraphAddChildGraphNode', status);
@@ -176,10 +176,10 @@ let cuGraphAddDependencies$c: NativeFunction | undefined;
  * @param numDependencies in `size_t`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphAddDependencies(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, numDependencies: T.Int64): void {
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddDependencies', 'hGraph', hGraph, true) as typeof hGraph;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddDependencies', 'hGraph', hGraph, true) as typeof hGraph;
   const from$ = scalarArrayArg('cuGraphAddDependencies', 'from', 'address', from, true);
   const to$ = scalarArrayArg('cuGraphAddDependencies', 'to', 'address', to, true);
-  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cuGraphAddDependencies', 'numDependencies', numDependencies, false);
+  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || Math.floor(numDependencies) !== numDependencies) int64Arg('cuGraphAddDependencies', 'numDependencies', numDependencies, false);
   const status = (cuGraphAddDependencies$c ??= binder.native('cuGraphAddDependencies'))(hGraph, from$.data, to$.data, numDependencies);
   if (status !== 0) throw fail('cuGraphAddDependencies', status);
 }
@@ -200,7 +200,7 @@ function bind$cuGraphAddEmptyNode(): typeof cuGraphAddEmptyNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddEmptyNode(hGraph, dependencies) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEmptyNode', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddEmptyNode', 'hGraph', hGraph, true) as typeof hGraph;
     const dependencies$ = scalarArrayArg('cuGraphAddEmptyNode', 'dependencies', 'address', dependencies, false);
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddEmptyNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n);
@@ -230,9 +230,9 @@ function bind$cuGraphAddEventRecordNode(): typeof cuGraphAddEventRecordNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddEventRecordNode(hGraph, dependencies, event) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEventRecordNode', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddEventRecordNode', 'hGraph', hGraph, true) as typeof hGraph;
     const dependencies$ = scalarArrayArg('cuGraphAddEventRecordNode', 'dependencies', 'address', dependencies, false);
-    if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphAddEventRecordNode', 'event', event, true) as typeof event;
+    if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cuGraphAddEventRecordNode', 'event', event, true) as typeof event;
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddEventRecordNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, event);
     if (status !== 0) throw fail('cuGraphAddEventRecordNode', status);
@@ -261,9 +261,9 @@ function bind$cuGraphAddEventWaitNode(): typeof cuGraphAddEventWaitNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddEventWaitNode(hGraph, dependencies, event) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddEventWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddEventWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
     const dependencies$ = scalarArrayArg('cuGraphAddEventWaitNode', 'dependencies', 'address', dependencies, false);
-    if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphAddEventWaitNode', 'event', event, true) as typeof event;
+    if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cuGraphAddEventWaitNode', 'event', event, true) as typeof event;
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddEventWaitNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, event);
     if (status !== 0) throw fail('cuGraphAddEventWaitNode', status);
@@ -292,7 +292,7 @@ function bind$cuGraphAddExternalSemaphoresSignalNode(): typeof cuGraphAddExterna
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddExternalSemaphoresSignalNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddExternalSemaphoresSignalNode', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddExternalSemaphoresSignalNode', 'hGraph', hGraph, true) as typeof hGraph;
     const dependencies$ = scalarArrayArg('cuGraphAddExternalSemaphoresSignalNode', 'dependencies', 'address', dependencies, false);
     const nodeParams$ = recordArg('cuGraphAddExternalSemaphoresSignalNode', 'nodeParams', records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st(), nodeParams, false);
     const numDependencies$n = dependencies$.count;
@@ -323,7 +323,7 @@ function bind$cuGraphAddExternalSemaphoresWaitNode(): typeof cuGraphAddExternalS
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddExternalSemaphoresWaitNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddExternalSemaphoresWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddExternalSemaphoresWaitNode', 'hGraph', hGraph, true) as typeof hGraph;
     const dependencies$ = scalarArrayArg('cuGraphAddExternalSemaphoresWaitNode', 'dependencies', 'address', dependencies, false);
     const nodeParams$ = recordArg('cuGraphAddExternalSemaphoresWaitNode', 'nodeParams', records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st(), nodeParams, false);
     const numDependencies$n = dependencies$.count;
@@ -354,7 +354,7 @@ function bind$cuGraphAddHostNode(): typeof cuGraphAddHostNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddHostNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddHostNode', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddHostNode', 'hGraph', hGraph, true) as typeof hGraph;
     const dependencies$ = scalarArrayArg('cuGraphAddHostNode', 'dependencies', 'address', dependencies, false);
     const nodeParams$ = recordArg('cuGraphAddHostNode', 'nodeParams', records.CUDA_HOST_NODE_PARAMS_st(), nodeParams, false);
     const numDependencies$n = dependencies$.count;
@@ -385,7 +385,7 @@ function bind$cuGraphAddKernelNode(): typeof cuGraphAddKernelNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddKernelNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddKernelNode', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddKernelNode', 'hGraph', hGraph, true) as typeof hGraph;
     const dependencies$ = scalarArrayArg('cuGraphAddKernelNode', 'dependencies', 'address', dependencies, false);
     const nodeParams$ = recordArg('cuGraphAddKernelNode', 'nodeParams', records.CUDA_KERNEL_NODE_PARAMS_st(), nodeParams, false);
     const numDependencies$n = dependencies$.count;
@@ -415,7 +415,7 @@ function bind$cuGraphAddMemAllocNode(): typeof cuGraphAddMemAllocNode {
   let native$: NativeFunction | undefined;
   return function cuGraphAddMemAllocNode(hGraph, dependencies, nodeParams) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemAllocNode', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddMemAllocNode', 'hGraph', hGraph, true) as typeof hGraph;
     const dependencies$ = scalarArrayArg('cuGraphAddMemAllocNode', 'dependencies', 'address', dependencies, false);
     const nodeParams$ = new Uint8Array(records.CUDA_MEM_ALLOC_NODE_PARAMS_st().size);
     if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cuGraphAddMemAllocNode', 'nodeParams', records.CUDA_MEM_ALLOC_NODE_PARAMS_st(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
@@ -443,9 +443,9 @@ function bind$cuGraphAddMemFreeNode(): typeof cuGraphAddMemFreeNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddMemFreeNode(hGraph, dependencies, dptr) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemFreeNode', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddMemFreeNode', 'hGraph', hGraph, true) as typeof hGraph;
     const dependencies$ = scalarArrayArg('cuGraphAddMemFreeNode', 'dependencies', 'address', dependencies, false);
-    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuGraphAddMemFreeNode', 'dptr', dptr, false) as typeof dptr;
+    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuGraphAddMemFreeNode', 'dptr', dptr, false) as typeof dptr;
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddMemFreeNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, dptr);
     if (status !== 0) throw fail('cuGraphAddMemFreeNode', status);
@@ -475,10 +475,10 @@ function bind$cuGraphAddMemcpyNode(): typeof cuGraphAddMemcpyNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddMemcpyNode(hGraph, dependencies, copyParams, ctx) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemcpyNode', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddMemcpyNode', 'hGraph', hGraph, true) as typeof hGraph;
     const dependencies$ = scalarArrayArg('cuGraphAddMemcpyNode', 'dependencies', 'address', dependencies, false);
     const copyParams$ = recordArg('cuGraphAddMemcpyNode', 'copyParams', records.CUDA_MEMCPY3D_st(), copyParams, false);
-    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphAddMemcpyNode', 'ctx', ctx, true) as typeof ctx;
+    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuGraphAddMemcpyNode', 'ctx', ctx, true) as typeof ctx;
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddMemcpyNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, copyParams$, ctx);
     if (status !== 0) throw fail('cuGraphAddMemcpyNode', status);
@@ -508,10 +508,10 @@ function bind$cuGraphAddMemsetNode(): typeof cuGraphAddMemsetNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphAddMemsetNode(hGraph, dependencies, memsetParams, ctx) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphAddMemsetNode', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphAddMemsetNode', 'hGraph', hGraph, true) as typeof hGraph;
     const dependencies$ = scalarArrayArg('cuGraphAddMemsetNode', 'dependencies', 'address', dependencies, false);
     const memsetParams$ = recordArg('cuGraphAddMemsetNode', 'memsetParams', records.CUDA_MEMSET_NODE_PARAMS_st(), memsetParams, false);
-    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphAddMemsetNode', 'ctx', ctx, true) as typeof ctx;
+    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuGraphAddMemsetNode', 'ctx', ctx, true) as typeof ctx;
     const numDependencies$n = dependencies$.count;
     const status = (native$ ??= binder.native('cuGraphAddMemsetNode'))(s$bytes, hGraph, dependencies$.data, numDependencies$n, memsetParams$, ctx);
     if (status !== 0) throw fail('cuGraphAddMemsetNode', status);

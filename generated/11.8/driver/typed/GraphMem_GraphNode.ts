@@ -14,7 +14,7 @@ let cuGraphMemAllocNodeGetParams$c: NativeFunction | undefined;
  * @returns the value of `params_out`: out `CUDA_MEM_ALLOC_NODE_PARAMS_st`.
  * @remarks ABI of CUDA 11.4, driver ≥ 470. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemAllocNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEM_ALLOC_NODE_PARAMS_st {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemAllocNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphMemAllocNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(120);
   const status = (cuGraphMemAllocNodeGetParams$c ??= binder.native('cuGraphMemAllocNodeGetParams'))(hNode, params_out$);
   if (status !== 0) throw fail('cuGraphMemAllocNodeGetParams', status);
@@ -35,7 +35,7 @@ function bind$cuGraphMemFreeNodeGetParams(): typeof cuGraphMemFreeNodeGetParams 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphMemFreeNodeGetParams(hNode) {
-    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemFreeNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphMemFreeNodeGetParams', 'hNode', hNode, true) as typeof hNode;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuGraphMemFreeNodeGetParams'))(hNode, s$bytes);
     if (status !== 0) throw fail('cuGraphMemFreeNodeGetParams', status);
@@ -52,7 +52,7 @@ let cuGraphMemcpyNodeGetParams$c: NativeFunction | undefined;
  * @returns the value of `nodeParams`: out `CUDA_MEMCPY3D_st`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemcpyNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEMCPY3D_st {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemcpyNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphMemcpyNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = new Uint8Array(200);
   const status = (cuGraphMemcpyNodeGetParams$c ??= binder.native('cuGraphMemcpyNodeGetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphMemcpyNodeGetParams', status);
@@ -64,7 +64,7 @@ let cuGraphMemcpyNodeSetParams$c: NativeFunction | undefined;
  * @param nodeParams in `const CUDA_MEMCPY3D *`: a `CUDA_MEMCPY3D_st` object or its bytes.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemcpyNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_MEMCPY3D_st | Uint8Array): void {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemcpyNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphMemcpyNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphMemcpyNodeSetParams', 'nodeParams', records.CUDA_MEMCPY3D_st(), nodeParams, false);
   const status = (cuGraphMemcpyNodeSetParams$c ??= binder.native('cuGraphMemcpyNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphMemcpyNodeSetParams', status);
@@ -75,7 +75,7 @@ let cuGraphMemsetNodeGetParams$c: NativeFunction | undefined;
  * @returns the value of `nodeParams`: out `CUDA_MEMSET_NODE_PARAMS_st`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemsetNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_MEMSET_NODE_PARAMS_st {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemsetNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphMemsetNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = new Uint8Array(40);
   const status = (cuGraphMemsetNodeGetParams$c ??= binder.native('cuGraphMemsetNodeGetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphMemsetNodeGetParams', status);
@@ -87,7 +87,7 @@ let cuGraphMemsetNodeSetParams$c: NativeFunction | undefined;
  * @param nodeParams in `const CUDA_MEMSET_NODE_PARAMS *`: a `CUDA_MEMSET_NODE_PARAMS_st` object or its bytes.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphMemsetNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array): void {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphMemsetNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphMemsetNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphMemsetNodeSetParams', 'nodeParams', records.CUDA_MEMSET_NODE_PARAMS_st(), nodeParams, false);
   const status = (cuGraphMemsetNodeSetParams$c ??= binder.native('cuGraphMemsetNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphMemsetNodeSetParams', status);
@@ -109,8 +109,8 @@ function bind$cuGraphNodeFindInClone(): typeof cuGraphNodeFindInClone {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphNodeFindInClone(hOriginalNode, hClonedGraph) {
     s$f64[0] = 0;
-    if (typeof hOriginalNode !== 'number' || !(hOriginalNode >= 0 && hOriginalNode <= 9007199254740991) || hOriginalNode % 1 !== 0) hOriginalNode = addressArg('cuGraphNodeFindInClone', 'hOriginalNode', hOriginalNode, true) as typeof hOriginalNode;
-    if (typeof hClonedGraph !== 'number' || !(hClonedGraph >= 0 && hClonedGraph <= 9007199254740991) || hClonedGraph % 1 !== 0) hClonedGraph = addressArg('cuGraphNodeFindInClone', 'hClonedGraph', hClonedGraph, true) as typeof hClonedGraph;
+    if (typeof hOriginalNode !== 'number' || !(hOriginalNode >= 0 && hOriginalNode <= 9007199254740991) || Math.floor(hOriginalNode) !== hOriginalNode) hOriginalNode = addressArg('cuGraphNodeFindInClone', 'hOriginalNode', hOriginalNode, true) as typeof hOriginalNode;
+    if (typeof hClonedGraph !== 'number' || !(hClonedGraph >= 0 && hClonedGraph <= 9007199254740991) || Math.floor(hClonedGraph) !== hClonedGraph) hClonedGraph = addressArg('cuGraphNodeFindInClone', 'hClonedGraph', hClonedGraph, true) as typeof hClonedGraph;
     const status = (native$ ??= binder.native('cuGraphNodeFindInClone'))(s$bytes, hOriginalNode, hClonedGraph);
     if (status !== 0) throw fail('cuGraphNodeFindInClone', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -134,7 +134,7 @@ function bind$cuGraphNodeGetDependencies(): typeof cuGraphNodeGetDependencies {
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuGraphNodeGetDependencies(hNode) {
-    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependencies', 'hNode', hNode, true) as typeof hNode;
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphNodeGetDependencies', 'hNode', hNode, true) as typeof hNode;
     s$u64[0] = BigInt(0);
     const asked = (native$ ??= binder.native('cuGraphNodeGetDependencies'))(hNode, null, s$bytes);
     if (asked !== 0) throw fail('cuGraphNodeGetDependencies', asked);
@@ -163,7 +163,7 @@ function bind$cuGraphNodeGetDependentNodes(): typeof cuGraphNodeGetDependentNode
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuGraphNodeGetDependentNodes(hNode) {
-    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetDependentNodes', 'hNode', hNode, true) as typeof hNode;
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphNodeGetDependentNodes', 'hNode', hNode, true) as typeof hNode;
     s$u64[0] = BigInt(0);
     const asked = (native$ ??= binder.native('cuGraphNodeGetDependentNodes'))(hNode, null, s$bytes);
     if (asked !== 0) throw fail('cuGraphNodeGetDependentNodes', asked);
@@ -193,8 +193,8 @@ function bind$cuGraphNodeGetEnabled(): typeof cuGraphNodeGetEnabled {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuGraphNodeGetEnabled(hGraphExec, hNode) {
-    if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetEnabled', 'hNode', hNode, true) as typeof hNode;
+    if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphNodeGetEnabled', 'hNode', hNode, true) as typeof hNode;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuGraphNodeGetEnabled'))(hGraphExec, hNode, s$bytes);
     if (status !== 0) throw fail('cuGraphNodeGetEnabled', status);
@@ -215,7 +215,7 @@ function bind$cuGraphNodeGetType(): typeof cuGraphNodeGetType {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cuGraphNodeGetType(hNode) {
-    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeGetType', 'hNode', hNode, true) as typeof hNode;
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphNodeGetType', 'hNode', hNode, true) as typeof hNode;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuGraphNodeGetType'))(hNode, s$bytes);
     if (status !== 0) throw fail('cuGraphNodeGetType', status);
@@ -229,8 +229,8 @@ let cuGraphNodeSetEnabled$c: NativeFunction | undefined;
  * @param isEnabled in `unsigned int`.
  * @remarks ABI of CUDA 11.6, driver ≥ 510. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphNodeSetEnabled(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, isEnabled: number): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
   if (typeof isEnabled !== 'number' || (isEnabled >>> 0) !== isEnabled) throw intError('cuGraphNodeSetEnabled', 'isEnabled', 'u32', isEnabled);
   const status = (cuGraphNodeSetEnabled$c ??= binder.native('cuGraphNodeSetEnabled'))(hGraphExec, hNode, isEnabled);
   if (status !== 0) throw fail('cuGraphNodeSetEnabled', status);

@@ -15,8 +15,8 @@ let cuGraphReleaseUserObject$c: NativeFunction | undefined;
  * @param count in `unsigned int`.
  * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphReleaseUserObject(graph: T.CUgraph | null, object: T.CUuserObject | null, count: number): void {
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cuGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
-  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cuGraphReleaseUserObject', 'object', object, true) as typeof object;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cuGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cuGraphReleaseUserObject', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuGraphReleaseUserObject', 'count', 'u32', count);
   const status = (cuGraphReleaseUserObject$c ??= binder.native('cuGraphReleaseUserObject'))(graph, object, count);
   if (status !== 0) throw fail('cuGraphReleaseUserObject', status);
@@ -29,10 +29,10 @@ let cuGraphRemoveDependencies$c: NativeFunction | undefined;
  * @param numDependencies in `size_t`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphRemoveDependencies(hGraph: T.CUgraph | null, from: readonly (T.CUgraphNode)[] | BigUint64Array | null, to: readonly (T.CUgraphNode)[] | BigUint64Array | null, numDependencies: T.Int64): void {
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphRemoveDependencies', 'hGraph', hGraph, true) as typeof hGraph;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphRemoveDependencies', 'hGraph', hGraph, true) as typeof hGraph;
   const from$ = scalarArrayArg('cuGraphRemoveDependencies', 'from', 'address', from, true);
   const to$ = scalarArrayArg('cuGraphRemoveDependencies', 'to', 'address', to, true);
-  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cuGraphRemoveDependencies', 'numDependencies', numDependencies, false);
+  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || Math.floor(numDependencies) !== numDependencies) int64Arg('cuGraphRemoveDependencies', 'numDependencies', numDependencies, false);
   const status = (cuGraphRemoveDependencies$c ??= binder.native('cuGraphRemoveDependencies'))(hGraph, from$.data, to$.data, numDependencies);
   if (status !== 0) throw fail('cuGraphRemoveDependencies', status);
 }
@@ -44,8 +44,8 @@ let cuGraphRetainUserObject$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphRetainUserObject(graph: T.CUgraph | null, object: T.CUuserObject | null, count: number, flags: number): void {
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cuGraphRetainUserObject', 'graph', graph, true) as typeof graph;
-  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cuGraphRetainUserObject', 'object', object, true) as typeof object;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cuGraphRetainUserObject', 'graph', graph, true) as typeof graph;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cuGraphRetainUserObject', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuGraphRetainUserObject', 'count', 'u32', count);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphRetainUserObject', 'flags', 'u32', flags);
   const status = (cuGraphRetainUserObject$c ??= binder.native('cuGraphRetainUserObject'))(graph, object, count, flags);
@@ -58,8 +58,8 @@ let cuGraphUpload$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!GraphExec#upload | GraphExec.upload} (objects layer) */
 export function cuGraphUpload(hGraphExec: T.CUgraphExec | null, hStream: T.CUstream | null): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphUpload', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuGraphUpload', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphUpload', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuGraphUpload', 'hStream', hStream, true) as typeof hStream;
   const status = (cuGraphUpload$c ??= binder.native('cuGraphUpload'))(hGraphExec, hStream);
   if (status !== 0) throw fail('cuGraphUpload', status);
 }
@@ -70,7 +70,7 @@ let cuGraphicsMapResources$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsMapResources(resources: readonly (T.CUgraphicsResource)[] | BigUint64Array, hStream: T.CUstream | null): void {
   const resources$ = scalarArrayArg('cuGraphicsMapResources', 'resources', 'address', resources, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuGraphicsMapResources', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuGraphicsMapResources', 'hStream', hStream, true) as typeof hStream;
   const count$n = resources$.count;
   const status = (cuGraphicsMapResources$c ??= binder.native('cuGraphicsMapResources'))(count$n, resources$.data, hStream);
   if (status !== 0) throw fail('cuGraphicsMapResources', status);
@@ -91,7 +91,7 @@ function bind$cuGraphicsResourceGetMappedMipmappedArray(): typeof cuGraphicsReso
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphicsResourceGetMappedMipmappedArray(resource) {
     s$f64[0] = 0;
-    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceGetMappedMipmappedArray', 'resource', resource, true) as typeof resource;
+    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cuGraphicsResourceGetMappedMipmappedArray', 'resource', resource, true) as typeof resource;
     const status = (native$ ??= binder.native('cuGraphicsResourceGetMappedMipmappedArray'))(s$bytes, resource);
     if (status !== 0) throw fail('cuGraphicsResourceGetMappedMipmappedArray', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -117,7 +117,7 @@ function bind$cuGraphicsResourceGetMappedPointer(): typeof cuGraphicsResourceGet
   return function cuGraphicsResourceGetMappedPointer(resource) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceGetMappedPointer', 'resource', resource, true) as typeof resource;
+    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cuGraphicsResourceGetMappedPointer', 'resource', resource, true) as typeof resource;
     const status = (native$ ??= binder.native('cuGraphicsResourceGetMappedPointer'))(s$slot0, s$slot1, resource);
     if (status !== 0) throw fail('cuGraphicsResourceGetMappedPointer', status);
     return { pDevPtr: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr, pSize: (s$u32[3] * 4294967296 + s$u32[2]) };
@@ -129,7 +129,7 @@ let cuGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsResourceSetMapFlags(resource: T.CUgraphicsResource | null, flags: number): void {
-  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsResourceSetMapFlags', 'resource', resource, true) as typeof resource;
+  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cuGraphicsResourceSetMapFlags', 'resource', resource, true) as typeof resource;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphicsResourceSetMapFlags', 'flags', 'u32', flags);
   const status = (cuGraphicsResourceSetMapFlags$c ??= binder.native('cuGraphicsResourceSetMapFlags'))(resource, flags);
   if (status !== 0) throw fail('cuGraphicsResourceSetMapFlags', status);
@@ -152,7 +152,7 @@ function bind$cuGraphicsSubResourceGetMappedArray(): typeof cuGraphicsSubResourc
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphicsSubResourceGetMappedArray(resource, arrayIndex, mipLevel) {
     s$f64[0] = 0;
-    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
+    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cuGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
     if (typeof arrayIndex !== 'number' || (arrayIndex >>> 0) !== arrayIndex) throw intError('cuGraphicsSubResourceGetMappedArray', 'arrayIndex', 'u32', arrayIndex);
     if (typeof mipLevel !== 'number' || (mipLevel >>> 0) !== mipLevel) throw intError('cuGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
     const status = (native$ ??= binder.native('cuGraphicsSubResourceGetMappedArray'))(s$bytes, resource, arrayIndex, mipLevel);
@@ -171,7 +171,7 @@ let cuGraphicsUnmapResources$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsUnmapResources(resources: readonly (T.CUgraphicsResource)[] | BigUint64Array, hStream: T.CUstream | null): void {
   const resources$ = scalarArrayArg('cuGraphicsUnmapResources', 'resources', 'address', resources, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuGraphicsUnmapResources', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuGraphicsUnmapResources', 'hStream', hStream, true) as typeof hStream;
   const count$n = resources$.count;
   const status = (cuGraphicsUnmapResources$c ??= binder.native('cuGraphicsUnmapResources'))(count$n, resources$.data, hStream);
   if (status !== 0) throw fail('cuGraphicsUnmapResources', status);
@@ -181,7 +181,7 @@ let cuGraphicsUnregisterResource$c: NativeFunction | undefined;
  * @param resource in `CUgraphicsResource`.
  * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_GRAPHICS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPHICS.html). */
 export function cuGraphicsUnregisterResource(resource: T.CUgraphicsResource | null): void {
-  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cuGraphicsUnregisterResource', 'resource', resource, true) as typeof resource;
+  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cuGraphicsUnregisterResource', 'resource', resource, true) as typeof resource;
   const status = (cuGraphicsUnregisterResource$c ??= binder.native('cuGraphicsUnregisterResource'))(resource);
   if (status !== 0) throw fail('cuGraphicsUnregisterResource', status);
 }

@@ -74,7 +74,7 @@ let cuIpcCloseMemHandle$c: NativeFunction | undefined;
  * @param dptr in `CUdeviceptr`.
  * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): void {
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuIpcCloseMemHandle', 'dptr', dptr, false) as typeof dptr;
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuIpcCloseMemHandle', 'dptr', dptr, false) as typeof dptr;
   const status = (cuIpcCloseMemHandle$c ??= binder.native('cuIpcCloseMemHandle'))(dptr);
   if (status !== 0) throw fail('cuIpcCloseMemHandle', status);
 }
@@ -86,7 +86,7 @@ let cuIpcGetEventHandle$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Event#ipcHandle | Event.ipcHandle} (objects layer) */
 export function cuIpcGetEventHandle(event: T.CUevent | null): Uint8Array {
   const pHandle$ = new Uint8Array(64);
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuIpcGetEventHandle', 'event', event, true) as typeof event;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cuIpcGetEventHandle', 'event', event, true) as typeof event;
   const status = (cuIpcGetEventHandle$c ??= binder.native('cuIpcGetEventHandle'))(pHandle$, event);
   if (status !== 0) throw fail('cuIpcGetEventHandle', status);
   return pHandle$;
@@ -98,7 +98,7 @@ let cuIpcGetMemHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
   const pHandle$ = new Uint8Array(64);
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuIpcGetMemHandle', 'dptr', dptr, false) as typeof dptr;
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuIpcGetMemHandle', 'dptr', dptr, false) as typeof dptr;
   const status = (cuIpcGetMemHandle$c ??= binder.native('cuIpcGetMemHandle'))(pHandle$, dptr);
   if (status !== 0) throw fail('cuIpcGetMemHandle', status);
   return pHandle$;

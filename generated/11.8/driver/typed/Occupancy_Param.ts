@@ -26,7 +26,7 @@ function bind$cuOccupancyAvailableDynamicSMemPerBlock(): typeof cuOccupancyAvail
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuOccupancyAvailableDynamicSMemPerBlock(func, numBlocks, blockSize) {
     s$f64[0] = 0;
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyAvailableDynamicSMemPerBlock', 'func', func, true) as typeof func;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuOccupancyAvailableDynamicSMemPerBlock', 'func', func, true) as typeof func;
     if (typeof numBlocks !== 'number' || (numBlocks | 0) !== numBlocks) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
     const status = (native$ ??= binder.native('cuOccupancyAvailableDynamicSMemPerBlock'))(s$bytes, func, numBlocks, blockSize);
@@ -56,9 +56,9 @@ function bind$cuOccupancyMaxActiveBlocksPerMultiprocessor(): typeof cuOccupancyM
   let native$: NativeFunction | undefined;
   return function cuOccupancyMaxActiveBlocksPerMultiprocessor(func, blockSize, dynamicSMemSize) {
     s$f64[0] = 0;
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true) as typeof func;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true) as typeof func;
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
-    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || Math.floor(dynamicSMemSize) !== dynamicSMemSize) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
     const status = (native$ ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(s$bytes, func, blockSize, dynamicSMemSize);
     if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessor', status);
     return s$i32[0];
@@ -82,9 +82,9 @@ function bind$cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(): typeof cuO
   let native$: NativeFunction | undefined;
   return function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, blockSize, dynamicSMemSize, flags) {
     s$f64[0] = 0;
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true) as typeof func;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true) as typeof func;
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
-    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || Math.floor(dynamicSMemSize) !== dynamicSMemSize) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s$bytes, func, blockSize, dynamicSMemSize, flags);
     if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
@@ -107,7 +107,7 @@ function bind$cuOccupancyMaxActiveClusters(): typeof cuOccupancyMaxActiveCluster
   let native$: NativeFunction | undefined;
   return function cuOccupancyMaxActiveClusters(func, config) {
     s$f64[0] = 0;
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveClusters', 'func', func, true) as typeof func;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuOccupancyMaxActiveClusters', 'func', func, true) as typeof func;
     const config$ = recordArg('cuOccupancyMaxActiveClusters', 'config', records.CUlaunchConfig_st(), config, false);
     const status = (native$ ??= binder.native('cuOccupancyMaxActiveClusters'))(s$bytes, func, config$);
     if (status !== 0) throw fail('cuOccupancyMaxActiveClusters', status);
@@ -134,9 +134,9 @@ function bind$cuOccupancyMaxPotentialBlockSize(): typeof cuOccupancyMaxPotential
   return function cuOccupancyMaxPotentialBlockSize(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSize', 'func', func, true) as typeof func;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuOccupancyMaxPotentialBlockSize', 'func', func, true) as typeof func;
     callbackArg('cuOccupancyMaxPotentialBlockSize', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
-    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSize', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || Math.floor(dynamicSMemSize) !== dynamicSMemSize) int64Arg('cuOccupancyMaxPotentialBlockSize', 'dynamicSMemSize', dynamicSMemSize, false);
     if (typeof blockSizeLimit !== 'number' || (blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSize', 'blockSizeLimit', 'i32', blockSizeLimit);
     const status = (native$ ??= binder.native('cuOccupancyMaxPotentialBlockSize'))(s$slot0, s$slot1, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
     if (status !== 0) throw fail('cuOccupancyMaxPotentialBlockSize', status);
@@ -163,9 +163,9 @@ function bind$cuOccupancyMaxPotentialBlockSizeWithFlags(): typeof cuOccupancyMax
   return function cuOccupancyMaxPotentialBlockSizeWithFlags(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'func', func, true) as typeof func;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'func', func, true) as typeof func;
     callbackArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
-    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || Math.floor(dynamicSMemSize) !== dynamicSMemSize) int64Arg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
     if (typeof blockSizeLimit !== 'number' || (blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeLimit', 'i32', blockSizeLimit);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuOccupancyMaxPotentialBlockSizeWithFlags'))(s$slot0, s$slot1, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
@@ -189,7 +189,7 @@ function bind$cuOccupancyMaxPotentialClusterSize(): typeof cuOccupancyMaxPotenti
   let native$: NativeFunction | undefined;
   return function cuOccupancyMaxPotentialClusterSize(func, config) {
     s$f64[0] = 0;
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialClusterSize', 'func', func, true) as typeof func;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuOccupancyMaxPotentialClusterSize', 'func', func, true) as typeof func;
     const config$ = recordArg('cuOccupancyMaxPotentialClusterSize', 'config', records.CUlaunchConfig_st(), config, false);
     const status = (native$ ??= binder.native('cuOccupancyMaxPotentialClusterSize'))(s$bytes, func, config$);
     if (status !== 0) throw fail('cuOccupancyMaxPotentialClusterSize', status);
@@ -203,7 +203,7 @@ let cuParamSetSize$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetSize', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetSize', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof numbytes !== 'number' || (numbytes >>> 0) !== numbytes) throw intError('cuParamSetSize', 'numbytes', 'u32', numbytes);
   const status = (cuParamSetSize$c ??= binder.native('cuParamSetSize'))(hfunc, numbytes);
   if (status !== 0) throw fail('cuParamSetSize', status);
@@ -216,9 +216,9 @@ let cuParamSetTexRef$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hTexRef: T.CUtexref | null): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetTexRef', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetTexRef', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof texunit !== 'number' || (texunit | 0) !== texunit) throw intError('cuParamSetTexRef', 'texunit', 'i32', texunit);
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuParamSetTexRef', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuParamSetTexRef', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuParamSetTexRef$c ??= binder.native('cuParamSetTexRef'))(hfunc, texunit, hTexRef);
   if (status !== 0) throw fail('cuParamSetTexRef', status);
 }
@@ -230,7 +230,7 @@ let cuParamSetf$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: number): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetf', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetf', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSetf', 'offset', 'i32', offset);
   if (typeof value !== 'number') throw argError('cuParamSetf', 'value', 'a number', value);
   const status = (cuParamSetf$c ??= binder.native('cuParamSetf'))(hfunc, offset, value);
@@ -244,7 +244,7 @@ let cuParamSeti$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: number): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSeti', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSeti', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSeti', 'offset', 'i32', offset);
   if (typeof value !== 'number' || (value >>> 0) !== value) throw intError('cuParamSeti', 'value', 'u32', value);
   const status = (cuParamSeti$c ??= binder.native('cuParamSeti'))(hfunc, offset, value);
@@ -259,7 +259,7 @@ let cuParamSetv$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetv(hfunc: T.CUfunction | null, offset: number, ptr: T.Pointer, numbytes: number): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetv', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetv', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSetv', 'offset', 'i32', offset);
   pointerArg('cuParamSetv', 'ptr', ptr, true);
   if (typeof numbytes !== 'number' || (numbytes >>> 0) !== numbytes) throw intError('cuParamSetv', 'numbytes', 'u32', numbytes);

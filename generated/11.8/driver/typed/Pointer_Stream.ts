@@ -17,7 +17,7 @@ let cuPointerGetAttribute$c: NativeFunction | undefined;
 export function cuPointerGetAttribute(attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool {
   const data$ = new Uint8Array(16);
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuPointerGetAttribute', 'attribute', 'i32', attribute);
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuPointerGetAttribute', 'ptr', ptr, false) as typeof ptr;
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuPointerGetAttribute', 'ptr', ptr, false) as typeof ptr;
   const status = (cuPointerGetAttribute$c ??= binder.native('cuPointerGetAttribute'))(data$, attribute, ptr);
   if (status !== 0) throw fail('cuPointerGetAttribute', status);
   function attrDecode(a: number, cell: Uint8Array): T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 1: return Number(v.getBigUint64(0, true)) as T.CUcontext; case 2: return v.getUint32(0, true); case 3: return Number(v.getBigUint64(0, true)) as T.CUdeviceptr; case 4: return Number(v.getBigUint64(0, true)); case 5: return decodeRecord<T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st>(records.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st(), cell); case 6: return cell[0] !== 0; case 7: return v.getBigUint64(0, true); case 8: return cell[0] !== 0; case 9: return v.getInt32(0, true); case 10: return cell[0] !== 0; case 11: return Number(v.getBigUint64(0, true)) as T.CUdeviceptr; case 12: return Number(v.getBigUint64(0, true)); case 13: return cell[0] !== 0; case 14: return v.getBigUint64(0, true); case 15: return cell[0] !== 0; case 16: return v.getUint32(0, true); case 17: return Number(v.getBigUint64(0, true)) as T.CUmemoryPool; case 18: return Number(v.getBigUint64(0, true)); case 19: return Number(v.getBigUint64(0, true)); case 20: return v.getBigUint64(0, true); default: throw new RangeError(`cuPointerGetAttribute: attribute ${a} has no known value type`); } }
@@ -34,7 +34,7 @@ export function cuPointerGetAttributes(attributes: readonly (T.CUpointer_attribu
   const data$cells = new Uint8Array(Math.max(1, attributes$.count) * 16);
   const data$ = new BigUint64Array(Math.max(1, attributes$.count));
   { const base = BigInt(addressOf(data$cells)); for (let k = 0; k < attributes$.count; k++) data$[k] = base + BigInt(16 * k); }
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuPointerGetAttributes', 'ptr', ptr, false) as typeof ptr;
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuPointerGetAttributes', 'ptr', ptr, false) as typeof ptr;
   const numAttributes$n = attributes$.count;
   const status = (cuPointerGetAttributes$c ??= binder.native('cuPointerGetAttributes'))(numAttributes$n, attributes$.data, data$, ptr);
   if (status !== 0) throw fail('cuPointerGetAttributes', status);
@@ -50,7 +50,7 @@ let cuPointerSetAttribute$c: NativeFunction | undefined;
 export function cuPointerSetAttribute(value: T.CUcontext | number | T.DeviceMemory | number | bigint | never | boolean | T.Int64 | T.CUmemoryPool, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): void {
   const value$ = attrEncode(attribute as number, value);
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuPointerSetAttribute', 'attribute', 'i32', attribute);
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuPointerSetAttribute', 'ptr', ptr, false) as typeof ptr;
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuPointerSetAttribute', 'ptr', ptr, false) as typeof ptr;
   const status = (cuPointerSetAttribute$c ??= binder.native('cuPointerSetAttribute'))(value$, attribute, ptr);
   if (status !== 0) throw fail('cuPointerSetAttribute', status);
   function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 1: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 2: { if (typeof x !== 'number' || (x >>> 0) !== x) throw intError('cuPointerSetAttribute', 'value', 'u32', x); v.setUint32(0, x, true); return cell; } case 3: { v.setBigUint64(0, BigInt(deviceArg('cuPointerSetAttribute', 'value', x, true) ?? 0), true); return cell; } case 4: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 5: { throw argError('cuPointerSetAttribute', 'value', 'a settable attribute', x); return cell; } case 6: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 7: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 8: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 9: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuPointerSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 10: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 11: { v.setBigUint64(0, BigInt(deviceArg('cuPointerSetAttribute', 'value', x, true) ?? 0), true); return cell; } case 12: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 13: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 14: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 15: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 16: { if (typeof x !== 'number' || (x >>> 0) !== x) throw intError('cuPointerSetAttribute', 'value', 'u32', x); v.setUint32(0, x, true); return cell; } case 17: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 18: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 19: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 20: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } default: throw new RangeError(`cuPointerSetAttribute: attribute ${a} has no known value type`); } }
@@ -92,7 +92,7 @@ let cuSignalExternalSemaphoresAsync$c: NativeFunction | undefined;
 export function cuSignalExternalSemaphoresAsync(extSemArray: readonly (T.CUexternalSemaphore)[] | BigUint64Array, paramsArray: readonly (T.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st)[] | Uint8Array, stream: T.CUstream | null): void {
   const extSemArray$ = scalarArrayArg('cuSignalExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
   const paramsArray$ = recordArrayArg('cuSignalExternalSemaphoresAsync', 'paramsArray', records.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st(), paramsArray, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuSignalExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuSignalExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
   const numExtSems$n = sameLength('cuSignalExternalSemaphoresAsync', ['extSemArray', 'paramsArray'], [extSemArray$.count, paramsArray$.count], [extSemArray !== null, paramsArray !== null]);
   const status = (cuSignalExternalSemaphoresAsync$c ??= binder.native('cuSignalExternalSemaphoresAsync'))(extSemArray$.data, paramsArray$.bytes, numExtSems$n, stream);
   if (status !== 0) throw fail('cuSignalExternalSemaphoresAsync', status);
@@ -105,7 +105,7 @@ let cuStreamAddCallback$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamAddCallback(hStream: T.CUstream | null, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamAddCallback', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamAddCallback', 'hStream', hStream, true) as typeof hStream;
   if (typeof callback !== 'function') callbackArg('cuStreamAddCallback', 'callback', callback, true);
   pointerArg('cuStreamAddCallback', 'userData', userData, true);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamAddCallback', 'flags', 'u32', flags);
@@ -125,9 +125,9 @@ let cuStreamAttachMemAsync$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 6.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamAttachMemAsync(hStream: T.CUstream | null, dptr: T.CUdeviceptr, length: T.Int64, flags: number): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamAttachMemAsync', 'hStream', hStream, true) as typeof hStream;
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuStreamAttachMemAsync', 'dptr', dptr, false) as typeof dptr;
-  if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || length % 1 !== 0) int64Arg('cuStreamAttachMemAsync', 'length', length, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamAttachMemAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuStreamAttachMemAsync', 'dptr', dptr, false) as typeof dptr;
+  if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || Math.floor(length) !== length) int64Arg('cuStreamAttachMemAsync', 'length', length, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamAttachMemAsync', 'flags', 'u32', flags);
   const status = (cuStreamAttachMemAsync$c ??= binder.native('cuStreamAttachMemAsync'))(hStream, dptr, length, flags);
   if (status !== 0) throw fail('cuStreamAttachMemAsync', status);
@@ -139,7 +139,7 @@ let cuStreamBatchMemOp$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamBatchMemOp(stream: T.CUstream | null, paramArray: readonly (T.CUstreamBatchMemOpParams_union)[] | Uint8Array, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamBatchMemOp', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamBatchMemOp', 'stream', stream, true) as typeof stream;
   const paramArray$ = recordArrayArg('cuStreamBatchMemOp', 'paramArray', records.CUstreamBatchMemOpParams_union(), paramArray, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamBatchMemOp', 'flags', 'u32', flags);
   const count$n = paramArray$.count;
@@ -153,7 +153,7 @@ let cuStreamBatchMemOp_v2$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamBatchMemOp_v2(stream: T.CUstream | null, paramArray: readonly (T.CUstreamBatchMemOpParams_union)[] | Uint8Array, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamBatchMemOp_v2', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamBatchMemOp_v2', 'stream', stream, true) as typeof stream;
   const paramArray$ = recordArrayArg('cuStreamBatchMemOp_v2', 'paramArray', records.CUstreamBatchMemOpParams_union(), paramArray, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamBatchMemOp_v2', 'flags', 'u32', flags);
   const count$n = paramArray$.count;
@@ -167,7 +167,7 @@ let cuStreamBeginCapture$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.1. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream#beginCapture | Stream.beginCapture} (objects layer) */
 export function cuStreamBeginCapture(hStream: T.CUstream | null, mode: T.CUstreamCaptureMode): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamBeginCapture', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamBeginCapture', 'hStream', hStream, true) as typeof hStream;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cuStreamBeginCapture', 'mode', 'i32', mode);
   const status = (cuStreamBeginCapture$c ??= binder.native('cuStreamBeginCapture'))(hStream, mode);
   if (status !== 0) throw fail('cuStreamBeginCapture', status);
@@ -178,8 +178,8 @@ let cuStreamCopyAttributes$c: NativeFunction | undefined;
  * @param src in `CUstream`.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCopyAttributes(dst: T.CUstream | null, src: T.CUstream | null): void {
-  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cuStreamCopyAttributes', 'dst', dst, true) as typeof dst;
-  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cuStreamCopyAttributes', 'src', src, true) as typeof src;
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cuStreamCopyAttributes', 'dst', dst, true) as typeof dst;
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cuStreamCopyAttributes', 'src', src, true) as typeof src;
   const status = (cuStreamCopyAttributes$c ??= binder.native('cuStreamCopyAttributes'))(dst, src);
   if (status !== 0) throw fail('cuStreamCopyAttributes', status);
 }
@@ -243,7 +243,7 @@ let cuStreamDestroy$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamDestroy(hStream: T.CUstream | null): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamDestroy', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamDestroy', 'hStream', hStream, true) as typeof hStream;
   const status = (cuStreamDestroy$c ??= binder.native('cuStreamDestroy'))(hStream);
   if (status !== 0) throw fail('cuStreamDestroy', status);
 }
@@ -262,7 +262,7 @@ function bind$cuStreamEndCapture(): typeof cuStreamEndCapture {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuStreamEndCapture(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamEndCapture', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamEndCapture', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamEndCapture'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamEndCapture', status);
@@ -280,7 +280,7 @@ let cuStreamGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `value_out`: out `CUlaunchAttributeValue_union`.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetAttribute(hStream: T.CUstream | null, attr: T.CUstreamAttrID): T.CUlaunchAttributeValue_union {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetAttribute', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetAttribute', 'hStream', hStream, true) as typeof hStream;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuStreamGetAttribute', 'attr', 'i32', attr);
   const value_out$ = new Uint8Array(64);
   const status = (cuStreamGetAttribute$c ??= binder.native('cuStreamGetAttribute'))(hStream, attr, value_out$);
@@ -301,7 +301,7 @@ function bind$cuStreamGetCaptureInfo(): typeof cuStreamGetCaptureInfo {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function cuStreamGetCaptureInfo(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetCaptureInfo', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cuStreamGetCaptureInfo'))(hStream, s$slot0, s$slot1);
@@ -323,7 +323,7 @@ function bind$cuStreamGetCaptureInfo_v2(): typeof cuStreamGetCaptureInfo_v2 {
   const s$f64 = s.f64, s$u64 = s.u64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cuStreamGetCaptureInfo_v2(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo_v2', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetCaptureInfo_v2', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -356,7 +356,7 @@ function bind$cuStreamGetCtx(): typeof cuStreamGetCtx {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuStreamGetCtx(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetCtx', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamGetCtx'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamGetCtx', status);
@@ -381,7 +381,7 @@ function bind$cuStreamGetFlags(): typeof cuStreamGetFlags {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuStreamGetFlags(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamGetFlags'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamGetFlags', status);
@@ -403,7 +403,7 @@ function bind$cuStreamGetPriority(): typeof cuStreamGetPriority {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cuStreamGetPriority(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamGetPriority'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamGetPriority', status);
@@ -424,7 +424,7 @@ function bind$cuStreamIsCapturing(): typeof cuStreamIsCapturing {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cuStreamIsCapturing(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamIsCapturing', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamIsCapturing', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamIsCapturing'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamIsCapturing', status);
@@ -436,7 +436,7 @@ let cuStreamQuery$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamQuery(hStream: T.CUstream | null): T.CUresult {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamQuery', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamQuery', 'hStream', hStream, true) as typeof hStream;
   const status = (cuStreamQuery$c ??= binder.native('cuStreamQuery'))(hStream);
   if (status !== 0 && status !== 600) throw fail('cuStreamQuery', status);
   return status;
@@ -448,7 +448,7 @@ let cuStreamSetAttribute$c: NativeFunction | undefined;
  * @param value in `const CUstreamAttrValue *`: a `CUlaunchAttributeValue_union` object or its bytes.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamSetAttribute(hStream: T.CUstream | null, attr: T.CUstreamAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamSetAttribute', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamSetAttribute', 'hStream', hStream, true) as typeof hStream;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuStreamSetAttribute', 'attr', 'i32', attr);
   const value$ = recordArg('cuStreamSetAttribute', 'value', records.CUlaunchAttributeValue_union(), value, false);
   const status = (cuStreamSetAttribute$c ??= binder.native('cuStreamSetAttribute'))(hStream, attr, value$);
@@ -461,7 +461,7 @@ let cuStreamSynchronize$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Stream#synchronize | Stream.synchronize} (objects layer) */
 export function cuStreamSynchronize(hStream: T.CUstream | null): void {
   assertMayBlock('cuStreamSynchronize');
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamSynchronize', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamSynchronize', 'hStream', hStream, true) as typeof hStream;
   const status = (cuStreamSynchronize$c ??= binder.native('cuStreamSynchronize'))(hStream);
   if (status !== 0) throw fail('cuStreamSynchronize', status);
 }
@@ -472,7 +472,7 @@ let cuStreamUpdateCaptureDependencies$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, flags: number): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamUpdateCaptureDependencies', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamUpdateCaptureDependencies', 'hStream', hStream, true) as typeof hStream;
   const dependencies$ = scalarArrayArg('cuStreamUpdateCaptureDependencies', 'dependencies', 'address', dependencies, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamUpdateCaptureDependencies', 'flags', 'u32', flags);
   const numDependencies$n = dependencies$.count;
@@ -487,8 +487,8 @@ let cuStreamWaitEvent$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream#wait | Stream.wait} (objects layer) */
 export function cuStreamWaitEvent(hStream: T.CUstream | null, hEvent: T.CUevent | null, Flags: number): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamWaitEvent', 'hStream', hStream, true) as typeof hStream;
-  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuStreamWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamWaitEvent', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuStreamWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuStreamWaitEvent', 'Flags', 'u32', Flags);
   const status = (cuStreamWaitEvent$c ??= binder.native('cuStreamWaitEvent'))(hStream, hEvent, Flags);
   if (status !== 0) throw fail('cuStreamWaitEvent', status);
@@ -501,8 +501,8 @@ let cuStreamWaitValue32$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue32(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWaitValue32', 'stream', stream, true) as typeof stream;
-  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWaitValue32', 'addr', addr, false) as typeof addr;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWaitValue32', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWaitValue32', 'addr', addr, false) as typeof addr;
   if (typeof value !== 'number' || (value >>> 0) !== value) throw intError('cuStreamWaitValue32', 'value', 'u32', value);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWaitValue32', 'flags', 'u32', flags);
   const status = (cuStreamWaitValue32$c ??= binder.native('cuStreamWaitValue32'))(stream, addr, value, flags);
@@ -516,8 +516,8 @@ let cuStreamWaitValue32_v2$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue32_v2(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWaitValue32_v2', 'stream', stream, true) as typeof stream;
-  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWaitValue32_v2', 'addr', addr, false) as typeof addr;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWaitValue32_v2', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWaitValue32_v2', 'addr', addr, false) as typeof addr;
   if (typeof value !== 'number' || (value >>> 0) !== value) throw intError('cuStreamWaitValue32_v2', 'value', 'u32', value);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWaitValue32_v2', 'flags', 'u32', flags);
   const status = (cuStreamWaitValue32_v2$c ??= binder.native('cuStreamWaitValue32_v2'))(stream, addr, value, flags);
@@ -531,9 +531,9 @@ let cuStreamWaitValue64$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 9.0. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue64(stream: T.CUstream | null, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWaitValue64', 'stream', stream, true) as typeof stream;
-  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWaitValue64', 'addr', addr, false) as typeof addr;
-  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuStreamWaitValue64', 'value', value, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWaitValue64', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWaitValue64', 'addr', addr, false) as typeof addr;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cuStreamWaitValue64', 'value', value, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWaitValue64', 'flags', 'u32', flags);
   const status = (cuStreamWaitValue64$c ??= binder.native('cuStreamWaitValue64'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWaitValue64', status);
@@ -546,9 +546,9 @@ let cuStreamWaitValue64_v2$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue64_v2(stream: T.CUstream | null, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWaitValue64_v2', 'stream', stream, true) as typeof stream;
-  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWaitValue64_v2', 'addr', addr, false) as typeof addr;
-  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuStreamWaitValue64_v2', 'value', value, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWaitValue64_v2', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWaitValue64_v2', 'addr', addr, false) as typeof addr;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cuStreamWaitValue64_v2', 'value', value, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWaitValue64_v2', 'flags', 'u32', flags);
   const status = (cuStreamWaitValue64_v2$c ??= binder.native('cuStreamWaitValue64_v2'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWaitValue64_v2', status);
@@ -561,8 +561,8 @@ let cuStreamWriteValue32$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue32(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWriteValue32', 'stream', stream, true) as typeof stream;
-  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWriteValue32', 'addr', addr, false) as typeof addr;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWriteValue32', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWriteValue32', 'addr', addr, false) as typeof addr;
   if (typeof value !== 'number' || (value >>> 0) !== value) throw intError('cuStreamWriteValue32', 'value', 'u32', value);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWriteValue32', 'flags', 'u32', flags);
   const status = (cuStreamWriteValue32$c ??= binder.native('cuStreamWriteValue32'))(stream, addr, value, flags);
@@ -576,8 +576,8 @@ let cuStreamWriteValue32_v2$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue32_v2(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWriteValue32_v2', 'stream', stream, true) as typeof stream;
-  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWriteValue32_v2', 'addr', addr, false) as typeof addr;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWriteValue32_v2', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWriteValue32_v2', 'addr', addr, false) as typeof addr;
   if (typeof value !== 'number' || (value >>> 0) !== value) throw intError('cuStreamWriteValue32_v2', 'value', 'u32', value);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWriteValue32_v2', 'flags', 'u32', flags);
   const status = (cuStreamWriteValue32_v2$c ??= binder.native('cuStreamWriteValue32_v2'))(stream, addr, value, flags);
@@ -591,9 +591,9 @@ let cuStreamWriteValue64$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 9.0. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue64(stream: T.CUstream | null, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWriteValue64', 'stream', stream, true) as typeof stream;
-  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWriteValue64', 'addr', addr, false) as typeof addr;
-  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuStreamWriteValue64', 'value', value, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWriteValue64', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWriteValue64', 'addr', addr, false) as typeof addr;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cuStreamWriteValue64', 'value', value, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWriteValue64', 'flags', 'u32', flags);
   const status = (cuStreamWriteValue64$c ??= binder.native('cuStreamWriteValue64'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWriteValue64', status);
@@ -606,9 +606,9 @@ let cuStreamWriteValue64_v2$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue64_v2(stream: T.CUstream | null, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWriteValue64_v2', 'stream', stream, true) as typeof stream;
-  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWriteValue64_v2', 'addr', addr, false) as typeof addr;
-  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuStreamWriteValue64_v2', 'value', value, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWriteValue64_v2', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWriteValue64_v2', 'addr', addr, false) as typeof addr;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cuStreamWriteValue64_v2', 'value', value, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWriteValue64_v2', 'flags', 'u32', flags);
   const status = (cuStreamWriteValue64_v2$c ??= binder.native('cuStreamWriteValue64_v2'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWriteValue64_v2', status);

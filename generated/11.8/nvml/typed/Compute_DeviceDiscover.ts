@@ -13,7 +13,7 @@ let nvmlComputeInstanceDestroy$c: NativeFunction | undefined;
  * @param computeInstance in `nvmlComputeInstance_t`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlComputeInstanceDestroy(computeInstance: T.nvmlComputeInstance_t | null): void {
-  if (typeof computeInstance !== 'number' || !(computeInstance >= 0 && computeInstance <= 9007199254740991) || computeInstance % 1 !== 0) computeInstance = addressArg('nvmlComputeInstanceDestroy', 'computeInstance', computeInstance, true) as typeof computeInstance;
+  if (typeof computeInstance !== 'number' || !(computeInstance >= 0 && computeInstance <= 9007199254740991) || Math.floor(computeInstance) !== computeInstance) computeInstance = addressArg('nvmlComputeInstanceDestroy', 'computeInstance', computeInstance, true) as typeof computeInstance;
   const status = (nvmlComputeInstanceDestroy$c ??= binder.native('nvmlComputeInstanceDestroy'))(computeInstance);
   if (status !== 0) throw fail('nvmlComputeInstanceDestroy', status);
 }
@@ -23,7 +23,7 @@ let nvmlComputeInstanceGetInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `nvmlComputeInstanceInfo_st`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlComputeInstanceGetInfo(computeInstance: T.nvmlComputeInstance_t | null): T.nvmlComputeInstanceInfo_st {
-  if (typeof computeInstance !== 'number' || !(computeInstance >= 0 && computeInstance <= 9007199254740991) || computeInstance % 1 !== 0) computeInstance = addressArg('nvmlComputeInstanceGetInfo', 'computeInstance', computeInstance, true) as typeof computeInstance;
+  if (typeof computeInstance !== 'number' || !(computeInstance >= 0 && computeInstance <= 9007199254740991) || Math.floor(computeInstance) !== computeInstance) computeInstance = addressArg('nvmlComputeInstanceGetInfo', 'computeInstance', computeInstance, true) as typeof computeInstance;
   const info$ = new Uint8Array(32);
   const status = (nvmlComputeInstanceGetInfo$c ??= binder.native('nvmlComputeInstanceGetInfo'))(computeInstance, info$);
   if (status !== 0) throw fail('nvmlComputeInstanceGetInfo', status);
@@ -34,7 +34,7 @@ let nvmlDeviceClearAccountingPids$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceClearAccountingPids(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceClearAccountingPids', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceClearAccountingPids', 'device', device, true) as typeof device;
   const status = (nvmlDeviceClearAccountingPids$c ??= binder.native('nvmlDeviceClearAccountingPids'))(device);
   if (status !== 0) throw fail('nvmlDeviceClearAccountingPids', status);
 }
@@ -43,7 +43,7 @@ let nvmlDeviceClearCpuAffinity$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceClearCpuAffinity(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceClearCpuAffinity', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceClearCpuAffinity', 'device', device, true) as typeof device;
   const status = (nvmlDeviceClearCpuAffinity$c ??= binder.native('nvmlDeviceClearCpuAffinity'))(device);
   if (status !== 0) throw fail('nvmlDeviceClearCpuAffinity', status);
 }
@@ -53,7 +53,7 @@ let nvmlDeviceClearEccErrorCounts$c: NativeFunction | undefined;
  * @param counterType in `nvmlEccCounterType_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceClearEccErrorCounts(device: T.nvmlDevice_t | null, counterType: T.nvmlEccCounterType_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceClearEccErrorCounts', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceClearEccErrorCounts', 'device', device, true) as typeof device;
   if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceClearEccErrorCounts', 'counterType', 'i32', counterType);
   const status = (nvmlDeviceClearEccErrorCounts$c ??= binder.native('nvmlDeviceClearEccErrorCounts'))(device, counterType);
   if (status !== 0) throw fail('nvmlDeviceClearEccErrorCounts', status);
@@ -74,7 +74,7 @@ function bind$nvmlDeviceCreateGpuInstance(): typeof nvmlDeviceCreateGpuInstance 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceCreateGpuInstance(device, profileId) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstance', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceCreateGpuInstance', 'device', device, true) as typeof device;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstance', 'profileId', 'u32', profileId);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceCreateGpuInstance'))(device, profileId, s$bytes);
@@ -103,7 +103,7 @@ function bind$nvmlDeviceCreateGpuInstanceWithPlacement(): typeof nvmlDeviceCreat
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceCreateGpuInstanceWithPlacement(device, profileId, placement) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'device', device, true) as typeof device;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceCreateGpuInstanceWithPlacement', 'profileId', 'u32', profileId);
     const placement$ = recordArg('nvmlDeviceCreateGpuInstanceWithPlacement', 'placement', records.nvmlGpuInstancePlacement_st(), placement, false);
     s$f64[0] = 0;

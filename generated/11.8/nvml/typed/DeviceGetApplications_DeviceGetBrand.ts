@@ -23,7 +23,7 @@ function bind$nvmlDeviceGetApplicationsClock(): typeof nvmlDeviceGetApplications
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetApplicationsClock(device, clockType) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetApplicationsClock', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetApplicationsClock', 'device', device, true) as typeof device;
     if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetApplicationsClock', 'clockType', 'i32', clockType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetApplicationsClock'))(device, clockType, s$bytes);
@@ -45,7 +45,7 @@ function bind$nvmlDeviceGetArchitecture(): typeof nvmlDeviceGetArchitecture {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetArchitecture(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetArchitecture', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetArchitecture', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetArchitecture'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetArchitecture', status);
@@ -58,7 +58,7 @@ let nvmlDeviceGetAttributes$c: NativeFunction | undefined;
  * @returns the value of `attributes`: out `nvmlDeviceAttributes_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetAttributes(device: T.nvmlDevice_t | null): T.nvmlDeviceAttributes_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAttributes', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetAttributes', 'device', device, true) as typeof device;
   const attributes$ = new Uint8Array(40);
   const status = (nvmlDeviceGetAttributes$c ??= binder.native('nvmlDeviceGetAttributes'))(device, attributes$);
   if (status !== 0) throw fail('nvmlDeviceGetAttributes', status);
@@ -78,7 +78,7 @@ function bind$nvmlDeviceGetAutoBoostedClocksEnabled(): typeof nvmlDeviceGetAutoB
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetAutoBoostedClocksEnabled(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetAutoBoostedClocksEnabled'))(device, s$slot0, s$slot1);
@@ -92,7 +92,7 @@ let nvmlDeviceGetBAR1MemoryInfo$c: NativeFunction | undefined;
  * @returns the value of `bar1Memory`: out `nvmlBAR1Memory_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t | null): T.nvmlBAR1Memory_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBAR1MemoryInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBAR1MemoryInfo', 'device', device, true) as typeof device;
   const bar1Memory$ = new Uint8Array(24);
   const status = (nvmlDeviceGetBAR1MemoryInfo$c ??= binder.native('nvmlDeviceGetBAR1MemoryInfo'))(device, bar1Memory$);
   if (status !== 0) throw fail('nvmlDeviceGetBAR1MemoryInfo', status);
@@ -112,7 +112,7 @@ function bind$nvmlDeviceGetBoardId(): typeof nvmlDeviceGetBoardId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetBoardId(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBoardId', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBoardId', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetBoardId'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetBoardId', status);
@@ -126,7 +126,7 @@ let nvmlDeviceGetBoardPartNumber$c: NativeFunction | undefined;
  * @returns the value of `partNumber`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBoardPartNumber(device: T.nvmlDevice_t | null, length: number): string {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBoardPartNumber', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBoardPartNumber', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetBoardPartNumber', 'length', 'u32', length);
   const partNumber$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetBoardPartNumber', 'length', length)));
   const status = (nvmlDeviceGetBoardPartNumber$c ??= binder.native('nvmlDeviceGetBoardPartNumber'))(device, partNumber$, length);
@@ -147,7 +147,7 @@ function bind$nvmlDeviceGetBrand(): typeof nvmlDeviceGetBrand {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetBrand(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBrand', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBrand', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetBrand'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetBrand', status);

@@ -14,7 +14,7 @@ let nvmlDeviceGetBridgeChipInfo$c: NativeFunction | undefined;
  * @returns the value of `bridgeHierarchy`: out `nvmlBridgeChipHierarchy_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBridgeChipInfo(device: T.nvmlDevice_t | null): T.nvmlBridgeChipHierarchy_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBridgeChipInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBridgeChipInfo', 'device', device, true) as typeof device;
   const bridgeHierarchy$ = new Uint8Array(1028);
   const status = (nvmlDeviceGetBridgeChipInfo$c ??= binder.native('nvmlDeviceGetBridgeChipInfo'))(device, bridgeHierarchy$);
   if (status !== 0) throw fail('nvmlDeviceGetBridgeChipInfo', status);
@@ -34,7 +34,7 @@ function bind$nvmlDeviceGetBusType(): typeof nvmlDeviceGetBusType {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetBusType(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBusType', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBusType', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetBusType'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetBusType', status);
@@ -47,7 +47,7 @@ let nvmlDeviceGetClkMonStatus$c: NativeFunction | undefined;
  * @returns the value of `status`: out `nvmlClkMonStatus_status`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceGetClkMonStatus(device: T.nvmlDevice_t | null): T.nvmlClkMonStatus_status {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClkMonStatus', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetClkMonStatus', 'device', device, true) as typeof device;
   const status_$ = new Uint8Array(264);
   const status = (nvmlDeviceGetClkMonStatus$c ??= binder.native('nvmlDeviceGetClkMonStatus'))(device, status_$);
   if (status !== 0) throw fail('nvmlDeviceGetClkMonStatus', status);
@@ -69,7 +69,7 @@ function bind$nvmlDeviceGetClock(): typeof nvmlDeviceGetClock {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetClock(device, clockType, clockId) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClock', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetClock', 'device', device, true) as typeof device;
     if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetClock', 'clockType', 'i32', clockType);
     if (typeof clockId !== 'number' || (clockId | 0) !== clockId) throw intError('nvmlDeviceGetClock', 'clockId', 'i32', clockId);
     s$f64[0] = 0;
@@ -93,7 +93,7 @@ function bind$nvmlDeviceGetClockInfo(): typeof nvmlDeviceGetClockInfo {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetClockInfo(device, type) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClockInfo', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetClockInfo', 'device', device, true) as typeof device;
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetClockInfo', 'type', 'i32', type);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, s$bytes);
@@ -115,7 +115,7 @@ function bind$nvmlDeviceGetComputeInstanceId(): typeof nvmlDeviceGetComputeInsta
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetComputeInstanceId(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeInstanceId', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetComputeInstanceId', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetComputeInstanceId'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetComputeInstanceId', status);
@@ -136,7 +136,7 @@ function bind$nvmlDeviceGetComputeMode(): typeof nvmlDeviceGetComputeMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetComputeMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetComputeMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetComputeMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetComputeMode', status);
@@ -157,7 +157,7 @@ function bind$nvmlDeviceGetComputeRunningProcesses(): typeof nvmlDeviceGetComput
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetComputeRunningProcesses(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeRunningProcesses', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetComputeRunningProcesses', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetComputeRunningProcesses', asked);

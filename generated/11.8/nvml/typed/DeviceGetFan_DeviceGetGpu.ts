@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetFanSpeed(): typeof nvmlDeviceGetFanSpeed {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetFanSpeed(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetFanSpeed'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetFanSpeed', status);
@@ -44,7 +44,7 @@ function bind$nvmlDeviceGetFanSpeed_v2(): typeof nvmlDeviceGetFanSpeed_v2 {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetFanSpeed_v2(device, fan) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
     if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanSpeed_v2', 'fan', 'u32', fan);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, s$bytes);
@@ -60,7 +60,7 @@ let nvmlDeviceGetFieldValues$c: NativeFunction | undefined;
  * @returns the value of `values`: in/out array of `struct nvmlFieldValue_st`.
  * @remarks [NVIDIA group `nvmlFieldValueQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlFieldValueQueries.html). */
 export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCount: number, values: readonly (T.nvmlFieldValue_st)[] | Uint8Array): T.nvmlFieldValue_st[] {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFieldValues', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFieldValues', 'device', device, true) as typeof device;
   if (typeof valuesCount !== 'number' || (valuesCount | 0) !== valuesCount) throw intError('nvmlDeviceGetFieldValues', 'valuesCount', 'i32', valuesCount);
   const values$ = recordArrayArg('nvmlDeviceGetFieldValues', 'values', records.nvmlFieldValue_st(), values, false);
   if (values !== null) coversCount('nvmlDeviceGetFieldValues', 'values', values$.count, valuesCount, 'valuesCount');
@@ -82,7 +82,7 @@ function bind$nvmlDeviceGetGpcClkMinMaxVfOffset(): typeof nvmlDeviceGetGpcClkMin
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpcClkMinMaxVfOffset(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpcClkMinMaxVfOffset'))(device, s$slot0, s$slot1);
@@ -104,7 +104,7 @@ function bind$nvmlDeviceGetGpcClkVfOffset(): typeof nvmlDeviceGetGpcClkVfOffset 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpcClkVfOffset(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetGpcClkVfOffset', status);
@@ -127,7 +127,7 @@ function bind$nvmlDeviceGetGpuInstanceById(): typeof nvmlDeviceGetGpuInstanceByI
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceGetGpuInstanceById(device, id) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceById', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceById', 'device', device, true) as typeof device;
     if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlDeviceGetGpuInstanceById', 'id', 'u32', id);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, s$bytes);
@@ -153,7 +153,7 @@ function bind$nvmlDeviceGetGpuInstanceId(): typeof nvmlDeviceGetGpuInstanceId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuInstanceId(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceId', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceId', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstanceId'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceId', status);
@@ -175,7 +175,7 @@ function bind$nvmlDeviceGetGpuInstancePossiblePlacements(): typeof nvmlDeviceGet
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuInstancePossiblePlacements(device, profileId) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstancePossiblePlacements', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstancePossiblePlacements', 'device', device, true) as typeof device;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstancePossiblePlacements', 'profileId', 'u32', profileId);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, null, s$bytes);
@@ -198,7 +198,7 @@ let nvmlDeviceGetGpuInstanceProfileInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `nvmlGpuInstanceProfileInfo_st`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t | null, profile: number): T.nvmlGpuInstanceProfileInfo_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfo', 'device', device, true) as typeof device;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfo', 'profile', 'u32', profile);
   const info$ = new Uint8Array(48);
   const status = (nvmlDeviceGetGpuInstanceProfileInfo$c ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfo'))(device, profile, info$);
@@ -213,7 +213,7 @@ let nvmlDeviceGetGpuInstanceProfileInfoV$c: NativeFunction | undefined;
  * @returns the value of `info`: in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t | null, profile: number, info?: Partial<T.nvmlGpuInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlGpuInstanceProfileInfo_v2_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'device', device, true) as typeof device;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfoV', 'profile', 'u32', profile);
   const info$ = new Uint8Array(records.nvmlGpuInstanceProfileInfo_v2_st().size);
   if (info != null) info$.set(new Uint8Array(recordArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'info', records.nvmlGpuInstanceProfileInfo_v2_st(), info, false) as Uint8Array).subarray(0, info$.length));
@@ -237,7 +237,7 @@ function bind$nvmlDeviceGetGpuInstanceRemainingCapacity(): typeof nvmlDeviceGetG
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuInstanceRemainingCapacity(device, profileId) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceRemainingCapacity', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceRemainingCapacity', 'device', device, true) as typeof device;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstanceRemainingCapacity', 'profileId', 'u32', profileId);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstanceRemainingCapacity'))(device, profileId, s$bytes);
@@ -260,7 +260,7 @@ function bind$nvmlDeviceGetGpuInstances(): typeof nvmlDeviceGetGpuInstances {
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuInstances(device, profileId) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstances', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstances', 'device', device, true) as typeof device;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstances', 'profileId', 'u32', profileId);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, null, s$bytes);
@@ -290,7 +290,7 @@ function bind$nvmlDeviceGetGpuOperationMode(): typeof nvmlDeviceGetGpuOperationM
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuOperationMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuOperationMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuOperationMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuOperationMode'))(device, s$slot0, s$slot1);

@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetGraphicsRunningProcesses(): typeof nvmlDeviceGetGraph
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGraphicsRunningProcesses(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGraphicsRunningProcesses', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGraphicsRunningProcesses', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetGraphicsRunningProcesses'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetGraphicsRunningProcesses', asked);
@@ -43,7 +43,7 @@ let nvmlDeviceGetGridLicensableFeatures$c: NativeFunction | undefined;
  * @returns the value of `pGridLicensableFeatures`: out `nvmlGridLicensableFeatures_st`.
  * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetGridLicensableFeatures(device: T.nvmlDevice_t | null): T.nvmlGridLicensableFeatures_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGridLicensableFeatures', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGridLicensableFeatures', 'device', device, true) as typeof device;
   const pGridLicensableFeatures$ = new Uint8Array(860);
   const status = (nvmlDeviceGetGridLicensableFeatures$c ??= binder.native('nvmlDeviceGetGridLicensableFeatures'))(device, pGridLicensableFeatures$);
   if (status !== 0) throw fail('nvmlDeviceGetGridLicensableFeatures', status);
@@ -63,7 +63,7 @@ function bind$nvmlDeviceGetGspFirmwareMode(): typeof nvmlDeviceGetGspFirmwareMod
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGspFirmwareMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGspFirmwareMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGspFirmwareMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGspFirmwareMode'))(device, s$slot0, s$slot1);
@@ -77,7 +77,7 @@ let nvmlDeviceGetGspFirmwareVersion$c: NativeFunction | undefined;
  * @returns the value of `version`: out text (`char *`, 64 bytes).
  * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetGspFirmwareVersion(device: T.nvmlDevice_t | null): string {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGspFirmwareVersion', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGspFirmwareVersion', 'device', device, true) as typeof device;
   const version$ = new Uint8Array(64);
   const status = (nvmlDeviceGetGspFirmwareVersion$c ??= binder.native('nvmlDeviceGetGspFirmwareVersion'))(device, version$);
   if (status !== 0) throw fail('nvmlDeviceGetGspFirmwareVersion', status);

@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetHostVgpuMode(): typeof nvmlDeviceGetHostVgpuMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetHostVgpuMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetHostVgpuMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetHostVgpuMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetHostVgpuMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetHostVgpuMode', status);
@@ -43,7 +43,7 @@ function bind$nvmlDeviceGetIndex(): typeof nvmlDeviceGetIndex {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetIndex(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIndex', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetIndex', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetIndex'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetIndex', status);
@@ -64,7 +64,7 @@ function bind$nvmlDeviceGetInforomConfigurationChecksum(): typeof nvmlDeviceGetI
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetInforomConfigurationChecksum(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomConfigurationChecksum', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetInforomConfigurationChecksum', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetInforomConfigurationChecksum'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetInforomConfigurationChecksum', status);
@@ -78,7 +78,7 @@ let nvmlDeviceGetInforomImageVersion$c: NativeFunction | undefined;
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomImageVersion(device: T.nvmlDevice_t | null, length: number): string {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomImageVersion', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetInforomImageVersion', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetInforomImageVersion', 'length', 'u32', length);
   const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetInforomImageVersion', 'length', length)));
   const status = (nvmlDeviceGetInforomImageVersion$c ??= binder.native('nvmlDeviceGetInforomImageVersion'))(device, version$, length);
@@ -93,7 +93,7 @@ let nvmlDeviceGetInforomVersion$c: NativeFunction | undefined;
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t | null, object: T.nvmlInforomObject_t, length: number): string {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomVersion', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetInforomVersion', 'device', device, true) as typeof device;
   if (typeof object !== 'number' || (object | 0) !== object) throw intError('nvmlDeviceGetInforomVersion', 'object', 'i32', object);
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetInforomVersion', 'length', 'u32', length);
   const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetInforomVersion', 'length', length)));
@@ -115,7 +115,7 @@ function bind$nvmlDeviceGetIrqNum(): typeof nvmlDeviceGetIrqNum {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetIrqNum(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIrqNum', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetIrqNum', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetIrqNum'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetIrqNum', status);
@@ -136,7 +136,7 @@ function bind$nvmlDeviceGetMPSComputeRunningProcesses(): typeof nvmlDeviceGetMPS
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMPSComputeRunningProcesses(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMPSComputeRunningProcesses', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMPSComputeRunningProcesses', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', asked);
@@ -166,7 +166,7 @@ function bind$nvmlDeviceGetMaxClockInfo(): typeof nvmlDeviceGetMaxClockInfo {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxClockInfo(device, type) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxClockInfo', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxClockInfo', 'device', device, true) as typeof device;
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMaxClockInfo', 'type', 'i32', type);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, s$bytes);
@@ -189,7 +189,7 @@ function bind$nvmlDeviceGetMaxCustomerBoostClock(): typeof nvmlDeviceGetMaxCusto
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxCustomerBoostClock(device, clockType) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxCustomerBoostClock', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxCustomerBoostClock', 'device', device, true) as typeof device;
     if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetMaxCustomerBoostClock', 'clockType', 'i32', clockType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, s$bytes);
@@ -211,7 +211,7 @@ function bind$nvmlDeviceGetMaxMigDeviceCount(): typeof nvmlDeviceGetMaxMigDevice
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxMigDeviceCount(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxMigDeviceCount', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxMigDeviceCount', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMaxMigDeviceCount', status);
@@ -232,7 +232,7 @@ function bind$nvmlDeviceGetMaxPcieLinkGeneration(): typeof nvmlDeviceGetMaxPcieL
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxPcieLinkGeneration(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkGeneration', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxPcieLinkGeneration', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkGeneration', status);
@@ -253,7 +253,7 @@ function bind$nvmlDeviceGetMaxPcieLinkWidth(): typeof nvmlDeviceGetMaxPcieLinkWi
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxPcieLinkWidth(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkWidth', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxPcieLinkWidth', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkWidth', status);

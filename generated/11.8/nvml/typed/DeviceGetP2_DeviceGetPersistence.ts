@@ -24,8 +24,8 @@ function bind$nvmlDeviceGetP2PStatus(): typeof nvmlDeviceGetP2PStatus {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetP2PStatus(device1, device2, p2pIndex) {
-    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetP2PStatus', 'device1', device1, true) as typeof device1;
-    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceGetP2PStatus', 'device2', device2, true) as typeof device2;
+    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || Math.floor(device1) !== device1) device1 = addressArg('nvmlDeviceGetP2PStatus', 'device1', device1, true) as typeof device1;
+    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || Math.floor(device2) !== device2) device2 = addressArg('nvmlDeviceGetP2PStatus', 'device2', device2, true) as typeof device2;
     if (typeof p2pIndex !== 'number' || (p2pIndex | 0) !== p2pIndex) throw intError('nvmlDeviceGetP2PStatus', 'p2pIndex', 'i32', p2pIndex);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetP2PStatus'))(device1, device2, p2pIndex, s$bytes);
@@ -39,7 +39,7 @@ let nvmlDeviceGetPciInfo$c: NativeFunction | undefined;
  * @returns the value of `pci`: out `nvmlPciInfo_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPciInfo(device: T.nvmlDevice_t | null): T.nvmlPciInfo_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPciInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPciInfo', 'device', device, true) as typeof device;
   const pci$ = new Uint8Array(68);
   const status = (nvmlDeviceGetPciInfo$c ??= binder.native('nvmlDeviceGetPciInfo'))(device, pci$);
   if (status !== 0) throw fail('nvmlDeviceGetPciInfo', status);
@@ -59,7 +59,7 @@ function bind$nvmlDeviceGetPcieLinkMaxSpeed(): typeof nvmlDeviceGetPcieLinkMaxSp
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPcieLinkMaxSpeed(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieLinkMaxSpeed', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPcieLinkMaxSpeed', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPcieLinkMaxSpeed'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPcieLinkMaxSpeed', status);
@@ -80,7 +80,7 @@ function bind$nvmlDeviceGetPcieReplayCounter(): typeof nvmlDeviceGetPcieReplayCo
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPcieReplayCounter(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieReplayCounter', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPcieReplayCounter', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPcieReplayCounter'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPcieReplayCounter', status);
@@ -101,7 +101,7 @@ function bind$nvmlDeviceGetPcieSpeed(): typeof nvmlDeviceGetPcieSpeed {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPcieSpeed(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieSpeed', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPcieSpeed', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPcieSpeed'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPcieSpeed', status);
@@ -123,7 +123,7 @@ function bind$nvmlDeviceGetPcieThroughput(): typeof nvmlDeviceGetPcieThroughput 
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPcieThroughput(device, counter) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieThroughput', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPcieThroughput', 'device', device, true) as typeof device;
     if (typeof counter !== 'number' || (counter | 0) !== counter) throw intError('nvmlDeviceGetPcieThroughput', 'counter', 'i32', counter);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPcieThroughput'))(device, counter, s$bytes);
@@ -145,7 +145,7 @@ function bind$nvmlDeviceGetPerformanceState(): typeof nvmlDeviceGetPerformanceSt
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPerformanceState(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPerformanceState'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPerformanceState', status);
@@ -166,7 +166,7 @@ function bind$nvmlDeviceGetPersistenceMode(): typeof nvmlDeviceGetPersistenceMod
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPersistenceMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPersistenceMode', status);

@@ -23,8 +23,8 @@ function bind$nvmlDeviceGetProcessUtilization(): typeof nvmlDeviceGetProcessUtil
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetProcessUtilization(device, lastSeenTimeStamp) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetProcessUtilization', 'device', device, true) as typeof device;
-    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetProcessUtilization', 'device', device, true) as typeof device;
+    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || Math.floor(lastSeenTimeStamp) !== lastSeenTimeStamp) int64Arg('nvmlDeviceGetProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, null, s$bytes, lastSeenTimeStamp);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetProcessUtilization', asked);
@@ -53,7 +53,7 @@ function bind$nvmlDeviceGetRemappedRows(): typeof nvmlDeviceGetRemappedRows {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetRemappedRows(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRemappedRows', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRemappedRows', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -78,7 +78,7 @@ function bind$nvmlDeviceGetRetiredPages(): typeof nvmlDeviceGetRetiredPages {
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetRetiredPages(device, cause) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRetiredPages', 'device', device, true) as typeof device;
     if (typeof cause !== 'number' || (cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages', 'cause', 'i32', cause);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, s$bytes, null);
@@ -108,7 +108,7 @@ function bind$nvmlDeviceGetRetiredPagesPendingStatus(): typeof nvmlDeviceGetReti
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetRetiredPagesPendingStatus(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPagesPendingStatus', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRetiredPagesPendingStatus', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetRetiredPagesPendingStatus'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetRetiredPagesPendingStatus', status);
@@ -130,7 +130,7 @@ function bind$nvmlDeviceGetRetiredPages_v2(): typeof nvmlDeviceGetRetiredPages_v
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetRetiredPages_v2(device, cause) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages_v2', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRetiredPages_v2', 'device', device, true) as typeof device;
     if (typeof cause !== 'number' || (cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages_v2', 'cause', 'i32', cause);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, s$bytes, null, null);
@@ -153,7 +153,7 @@ let nvmlDeviceGetRowRemapperHistogram$c: NativeFunction | undefined;
  * @returns the value of `values`: out `nvmlRowRemapperHistogramValues_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRowRemapperHistogram(device: T.nvmlDevice_t | null): T.nvmlRowRemapperHistogramValues_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRowRemapperHistogram', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRowRemapperHistogram', 'device', device, true) as typeof device;
   const values$ = new Uint8Array(20);
   const status = (nvmlDeviceGetRowRemapperHistogram$c ??= binder.native('nvmlDeviceGetRowRemapperHistogram'))(device, values$);
   if (status !== 0) throw fail('nvmlDeviceGetRowRemapperHistogram', status);
@@ -175,9 +175,9 @@ function bind$nvmlDeviceGetSamples(): typeof nvmlDeviceGetSamples {
   const s$f64 = s.f64, s$u32 = s.u32, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetSamples(device, type, lastSeenTimeStamp) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSamples', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSamples', 'device', device, true) as typeof device;
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetSamples', 'type', 'i32', type);
-    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetSamples', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || Math.floor(lastSeenTimeStamp) !== lastSeenTimeStamp) int64Arg('nvmlDeviceGetSamples', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
     s$f64[0] = 0;
     s$f64[1] = 0; s$u32[2] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetSamples'))(device, type, lastSeenTimeStamp, s$slot0, s$slot1, null);
@@ -200,7 +200,7 @@ let nvmlDeviceGetSerial$c: NativeFunction | undefined;
  * @returns the value of `serial`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSerial(device: T.nvmlDevice_t | null, length: number): string {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSerial', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSerial', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetSerial', 'length', 'u32', length);
   const serial$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetSerial', 'length', length)));
   const status = (nvmlDeviceGetSerial$c ??= binder.native('nvmlDeviceGetSerial'))(device, serial$, length);

@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetSupportedClocksThrottleReasons(): typeof nvmlDeviceGe
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetSupportedClocksThrottleReasons(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksThrottleReasons', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedClocksThrottleReasons', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetSupportedClocksThrottleReasons'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetSupportedClocksThrottleReasons', status);
@@ -43,7 +43,7 @@ function bind$nvmlDeviceGetSupportedEventTypes(): typeof nvmlDeviceGetSupportedE
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetSupportedEventTypes(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedEventTypes', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedEventTypes', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetSupportedEventTypes', status);
@@ -65,7 +65,7 @@ function bind$nvmlDeviceGetSupportedGraphicsClocks(): typeof nvmlDeviceGetSuppor
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetSupportedGraphicsClocks(device, memoryClockMHz) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedGraphicsClocks', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedGraphicsClocks', 'device', device, true) as typeof device;
     if (typeof memoryClockMHz !== 'number' || (memoryClockMHz >>> 0) !== memoryClockMHz) throw intError('nvmlDeviceGetSupportedGraphicsClocks', 'memoryClockMHz', 'u32', memoryClockMHz);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s$bytes, null);
@@ -95,7 +95,7 @@ function bind$nvmlDeviceGetSupportedMemoryClocks(): typeof nvmlDeviceGetSupporte
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetSupportedMemoryClocks(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedMemoryClocks', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedMemoryClocks', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedMemoryClocks', asked);
@@ -117,7 +117,7 @@ let nvmlDeviceGetSupportedPerformanceStates$c: NativeFunction | undefined;
  * @param size in `unsigned int`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t | null, pstates: T.Pointer, size: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedPerformanceStates', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedPerformanceStates', 'device', device, true) as typeof device;
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlDeviceGetSupportedPerformanceStates', 'size', 'u32', size);
   pointerArg('nvmlDeviceGetSupportedPerformanceStates', 'pstates', pstates, true, size);
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlDeviceGetSupportedPerformanceStates', 'size', 'u32', size);
@@ -130,7 +130,7 @@ let nvmlDeviceGetSupportedPowerModes$c: NativeFunction | undefined;
  * @param supportedPowerModes in/out `unsigned int *`: address or host buffer.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedPowerModes(device: T.nvmlDevice_t | null, supportedPowerModes: T.Pointer): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedPowerModes', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedPowerModes', 'device', device, true) as typeof device;
   pointerArg('nvmlDeviceGetSupportedPowerModes', 'supportedPowerModes', supportedPowerModes, true);
   const status = (nvmlDeviceGetSupportedPowerModes$c ??= binder.native('nvmlDeviceGetSupportedPowerModes'))(device, supportedPowerModes);
   if (status !== 0) throw fail('nvmlDeviceGetSupportedPowerModes', status);
@@ -149,7 +149,7 @@ function bind$nvmlDeviceGetSupportedVgpus(): typeof nvmlDeviceGetSupportedVgpus 
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetSupportedVgpus(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedVgpus', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedVgpus', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedVgpus', asked);
@@ -179,7 +179,7 @@ function bind$nvmlDeviceGetTargetFanSpeed(): typeof nvmlDeviceGetTargetFanSpeed 
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetTargetFanSpeed(device, fan) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTargetFanSpeed', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetTargetFanSpeed', 'device', device, true) as typeof device;
     if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetTargetFanSpeed', 'fan', 'u32', fan);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, s$bytes);

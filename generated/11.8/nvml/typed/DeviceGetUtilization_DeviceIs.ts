@@ -14,7 +14,7 @@ let nvmlDeviceGetUtilizationRates$c: NativeFunction | undefined;
  * @returns the value of `utilization`: out `nvmlUtilization_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t | null): T.nvmlUtilization_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetUtilizationRates', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetUtilizationRates', 'device', device, true) as typeof device;
   const utilization$ = new Uint8Array(8);
   const status = (nvmlDeviceGetUtilizationRates$c ??= binder.native('nvmlDeviceGetUtilizationRates'))(device, utilization$);
   if (status !== 0) throw fail('nvmlDeviceGetUtilizationRates', status);
@@ -27,7 +27,7 @@ let nvmlDeviceGetVbiosVersion$c: NativeFunction | undefined;
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t | null, length: number): string {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVbiosVersion', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVbiosVersion', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetVbiosVersion', 'length', 'u32', length);
   const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetVbiosVersion', 'length', length)));
   const status = (nvmlDeviceGetVbiosVersion$c ??= binder.native('nvmlDeviceGetVbiosVersion'))(device, version$, length);
@@ -49,7 +49,7 @@ function bind$nvmlDeviceGetVgpuMetadata(): typeof nvmlDeviceGetVgpuMetadata {
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetVgpuMetadata(device, bufferSize) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuMetadata', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuMetadata', 'device', device, true) as typeof device;
     const pgpuMetadata$ = new Uint8Array(128);
     if (typeof bufferSize !== 'number' || (bufferSize >>> 0) !== bufferSize) throw intError('nvmlDeviceGetVgpuMetadata', 'bufferSize', 'u32', bufferSize);
     s$f64[0] = 0; s$u32[0] = bufferSize;
@@ -73,8 +73,8 @@ function bind$nvmlDeviceGetVgpuProcessUtilization(): typeof nvmlDeviceGetVgpuPro
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetVgpuProcessUtilization(device, lastSeenTimeStamp) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuProcessUtilization', 'device', device, true) as typeof device;
-    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuProcessUtilization', 'device', device, true) as typeof device;
+    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || Math.floor(lastSeenTimeStamp) !== lastSeenTimeStamp) int64Arg('nvmlDeviceGetVgpuProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuProcessUtilization', asked);
@@ -104,8 +104,8 @@ function bind$nvmlDeviceGetVgpuUtilization(): typeof nvmlDeviceGetVgpuUtilizatio
   const s$f64 = s.f64, s$u32 = s.u32, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetVgpuUtilization(device, lastSeenTimeStamp) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuUtilization', 'device', device, true) as typeof device;
-    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuUtilization', 'device', device, true) as typeof device;
+    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || Math.floor(lastSeenTimeStamp) !== lastSeenTimeStamp) int64Arg('nvmlDeviceGetVgpuUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
     s$f64[0] = 0;
     s$f64[1] = 0; s$u32[2] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s$slot0, s$slot1, null);
@@ -128,7 +128,7 @@ let nvmlDeviceGetViolationStatus$c: NativeFunction | undefined;
  * @returns the value of `violTime`: out `nvmlViolationTime_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perfPolicyType: T.nvmlPerfPolicyType_t): T.nvmlViolationTime_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetViolationStatus', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetViolationStatus', 'device', device, true) as typeof device;
   if (typeof perfPolicyType !== 'number' || (perfPolicyType | 0) !== perfPolicyType) throw intError('nvmlDeviceGetViolationStatus', 'perfPolicyType', 'i32', perfPolicyType);
   const violTime$ = new Uint8Array(16);
   const status = (nvmlDeviceGetViolationStatus$c ??= binder.native('nvmlDeviceGetViolationStatus'))(device, perfPolicyType, violTime$);
@@ -149,7 +149,7 @@ function bind$nvmlDeviceGetVirtualizationMode(): typeof nvmlDeviceGetVirtualizat
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetVirtualizationMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetVirtualizationMode', status);
@@ -170,7 +170,7 @@ function bind$nvmlDeviceIsMigDeviceHandle(): typeof nvmlDeviceIsMigDeviceHandle 
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceIsMigDeviceHandle(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceIsMigDeviceHandle', status);

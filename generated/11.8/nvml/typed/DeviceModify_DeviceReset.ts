@@ -34,8 +34,8 @@ function bind$nvmlDeviceOnSameBoard(): typeof nvmlDeviceOnSameBoard {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceOnSameBoard(device1, device2) {
-    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
-    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceOnSameBoard', 'device2', device2, true) as typeof device2;
+    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || Math.floor(device1) !== device1) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
+    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || Math.floor(device2) !== device2) device2 = addressArg('nvmlDeviceOnSameBoard', 'device2', device2, true) as typeof device2;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceOnSameBoard'))(device1, device2, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceOnSameBoard', status);
@@ -70,9 +70,9 @@ let nvmlDeviceRegisterEvents$c: NativeFunction | undefined;
  * @param set in `nvmlEventSet_t`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t | null, eventTypes: T.Int64, set: T.nvmlEventSet_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceRegisterEvents', 'device', device, true) as typeof device;
-  if (typeof eventTypes !== 'number' || !(eventTypes >= 0 && eventTypes <= 9007199254740991) || eventTypes % 1 !== 0) int64Arg('nvmlDeviceRegisterEvents', 'eventTypes', eventTypes, false);
-  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlDeviceRegisterEvents', 'set', set, true) as typeof set;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceRegisterEvents', 'device', device, true) as typeof device;
+  if (typeof eventTypes !== 'number' || !(eventTypes >= 0 && eventTypes <= 9007199254740991) || Math.floor(eventTypes) !== eventTypes) int64Arg('nvmlDeviceRegisterEvents', 'eventTypes', eventTypes, false);
+  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || Math.floor(set) !== set) set = addressArg('nvmlDeviceRegisterEvents', 'set', set, true) as typeof set;
   const status = (nvmlDeviceRegisterEvents$c ??= binder.native('nvmlDeviceRegisterEvents'))(device, eventTypes, set);
   if (status !== 0) throw fail('nvmlDeviceRegisterEvents', status);
 }
@@ -94,7 +94,7 @@ let nvmlDeviceResetApplicationsClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetApplicationsClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetApplicationsClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetApplicationsClocks$c ??= binder.native('nvmlDeviceResetApplicationsClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetApplicationsClocks', status);
 }
@@ -103,7 +103,7 @@ let nvmlDeviceResetGpuLockedClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetGpuLockedClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetGpuLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetGpuLockedClocks$c ??= binder.native('nvmlDeviceResetGpuLockedClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetGpuLockedClocks', status);
 }
@@ -112,7 +112,7 @@ let nvmlDeviceResetMemoryLockedClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetMemoryLockedClocks(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetMemoryLockedClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetMemoryLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetMemoryLockedClocks$c ??= binder.native('nvmlDeviceResetMemoryLockedClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetMemoryLockedClocks', status);
 }
@@ -122,7 +122,7 @@ let nvmlDeviceResetNvLinkErrorCounters$c: NativeFunction | undefined;
  * @param link in `unsigned int`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t | null, link: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetNvLinkErrorCounters', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetNvLinkErrorCounters', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkErrorCounters', 'link', 'u32', link);
   const status = (nvmlDeviceResetNvLinkErrorCounters$c ??= binder.native('nvmlDeviceResetNvLinkErrorCounters'))(device, link);
   if (status !== 0) throw fail('nvmlDeviceResetNvLinkErrorCounters', status);
@@ -134,7 +134,7 @@ let nvmlDeviceResetNvLinkUtilizationCounter$c: NativeFunction | undefined;
  * @param counter in `unsigned int`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceResetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'link', 'u32', link);
   if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'counter', 'u32', counter);
   const status = (nvmlDeviceResetNvLinkUtilizationCounter$c ??= binder.native('nvmlDeviceResetNvLinkUtilizationCounter'))(device, link, counter);

@@ -15,7 +15,7 @@ let nvmlDeviceSetAPIRestriction$c: NativeFunction | undefined;
  * @param isRestricted in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t, isRestricted: T.nvmlEnableState_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAPIRestriction', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAPIRestriction', 'device', device, true) as typeof device;
   if (typeof apiType !== 'number' || (apiType | 0) !== apiType) throw intError('nvmlDeviceSetAPIRestriction', 'apiType', 'i32', apiType);
   if (typeof isRestricted !== 'number' || (isRestricted | 0) !== isRestricted) throw intError('nvmlDeviceSetAPIRestriction', 'isRestricted', 'i32', isRestricted);
   const status = (nvmlDeviceSetAPIRestriction$c ??= binder.native('nvmlDeviceSetAPIRestriction'))(device, apiType, isRestricted);
@@ -27,7 +27,7 @@ let nvmlDeviceSetAccountingMode$c: NativeFunction | undefined;
  * @param mode in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAccountingMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAccountingMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetAccountingMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetAccountingMode$c ??= binder.native('nvmlDeviceSetAccountingMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetAccountingMode', status);
@@ -39,7 +39,7 @@ let nvmlDeviceSetApplicationsClocks$c: NativeFunction | undefined;
  * @param graphicsClockMHz in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t | null, memClockMHz: number, graphicsClockMHz: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetApplicationsClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetApplicationsClocks', 'device', device, true) as typeof device;
   if (typeof memClockMHz !== 'number' || (memClockMHz >>> 0) !== memClockMHz) throw intError('nvmlDeviceSetApplicationsClocks', 'memClockMHz', 'u32', memClockMHz);
   if (typeof graphicsClockMHz !== 'number' || (graphicsClockMHz >>> 0) !== graphicsClockMHz) throw intError('nvmlDeviceSetApplicationsClocks', 'graphicsClockMHz', 'u32', graphicsClockMHz);
   const status = (nvmlDeviceSetApplicationsClocks$c ??= binder.native('nvmlDeviceSetApplicationsClocks'))(device, memClockMHz, graphicsClockMHz);
@@ -51,7 +51,7 @@ let nvmlDeviceSetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
  * @param enabled in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
   if (typeof enabled !== 'number' || (enabled | 0) !== enabled) throw intError('nvmlDeviceSetAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
   const status = (nvmlDeviceSetAutoBoostedClocksEnabled$c ??= binder.native('nvmlDeviceSetAutoBoostedClocksEnabled'))(device, enabled);
   if (status !== 0) throw fail('nvmlDeviceSetAutoBoostedClocksEnabled', status);
@@ -62,7 +62,7 @@ let nvmlDeviceSetComputeMode$c: NativeFunction | undefined;
  * @param mode in `nvmlComputeMode_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t | null, mode: T.nvmlComputeMode_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetComputeMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetComputeMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetComputeMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetComputeMode$c ??= binder.native('nvmlDeviceSetComputeMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetComputeMode', status);
@@ -72,7 +72,7 @@ let nvmlDeviceSetCpuAffinity$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetCpuAffinity', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetCpuAffinity', 'device', device, true) as typeof device;
   const status = (nvmlDeviceSetCpuAffinity$c ??= binder.native('nvmlDeviceSetCpuAffinity'))(device);
   if (status !== 0) throw fail('nvmlDeviceSetCpuAffinity', status);
 }
@@ -83,7 +83,7 @@ let nvmlDeviceSetDefaultAutoBoostedClocksEnabled$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t, flags: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
   if (typeof enabled !== 'number' || (enabled | 0) !== enabled) throw intError('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'flags', 'u32', flags);
   const status = (nvmlDeviceSetDefaultAutoBoostedClocksEnabled$c ??= binder.native('nvmlDeviceSetDefaultAutoBoostedClocksEnabled'))(device, enabled, flags);
@@ -95,7 +95,7 @@ let nvmlDeviceSetDefaultFanSpeed_v2$c: NativeFunction | undefined;
  * @param fan in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDefaultFanSpeed_v2', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDefaultFanSpeed_v2', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetDefaultFanSpeed_v2', 'fan', 'u32', fan);
   const status = (nvmlDeviceSetDefaultFanSpeed_v2$c ??= binder.native('nvmlDeviceSetDefaultFanSpeed_v2'))(device, fan);
   if (status !== 0) throw fail('nvmlDeviceSetDefaultFanSpeed_v2', status);
@@ -107,7 +107,7 @@ let nvmlDeviceSetDriverModel$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t | null, driverModel: T.nvmlDriverModel_t, flags: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDriverModel', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDriverModel', 'device', device, true) as typeof device;
   if (typeof driverModel !== 'number' || (driverModel | 0) !== driverModel) throw intError('nvmlDeviceSetDriverModel', 'driverModel', 'i32', driverModel);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('nvmlDeviceSetDriverModel', 'flags', 'u32', flags);
   const status = (nvmlDeviceSetDriverModel$c ??= binder.native('nvmlDeviceSetDriverModel'))(device, driverModel, flags);
@@ -119,7 +119,7 @@ let nvmlDeviceSetEccMode$c: NativeFunction | undefined;
  * @param ecc in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t | null, ecc: T.nvmlEnableState_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetEccMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetEccMode', 'device', device, true) as typeof device;
   if (typeof ecc !== 'number' || (ecc | 0) !== ecc) throw intError('nvmlDeviceSetEccMode', 'ecc', 'i32', ecc);
   const status = (nvmlDeviceSetEccMode$c ??= binder.native('nvmlDeviceSetEccMode'))(device, ecc);
   if (status !== 0) throw fail('nvmlDeviceSetEccMode', status);
@@ -131,7 +131,7 @@ let nvmlDeviceSetFanSpeed_v2$c: NativeFunction | undefined;
  * @param speed in `unsigned int`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number, speed: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetFanSpeed_v2', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetFanSpeed_v2', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetFanSpeed_v2', 'fan', 'u32', fan);
   if (typeof speed !== 'number' || (speed >>> 0) !== speed) throw intError('nvmlDeviceSetFanSpeed_v2', 'speed', 'u32', speed);
   const status = (nvmlDeviceSetFanSpeed_v2$c ??= binder.native('nvmlDeviceSetFanSpeed_v2'))(device, fan, speed);
@@ -143,7 +143,7 @@ let nvmlDeviceSetGpcClkVfOffset$c: NativeFunction | undefined;
  * @param offset in `int`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpcClkVfOffset', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpcClkVfOffset', 'device', device, true) as typeof device;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('nvmlDeviceSetGpcClkVfOffset', 'offset', 'i32', offset);
   const status = (nvmlDeviceSetGpcClkVfOffset$c ??= binder.native('nvmlDeviceSetGpcClkVfOffset'))(device, offset);
   if (status !== 0) throw fail('nvmlDeviceSetGpcClkVfOffset', status);
@@ -155,7 +155,7 @@ let nvmlDeviceSetGpuLockedClocks$c: NativeFunction | undefined;
  * @param maxGpuClockMHz in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t | null, minGpuClockMHz: number, maxGpuClockMHz: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpuLockedClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpuLockedClocks', 'device', device, true) as typeof device;
   if (typeof minGpuClockMHz !== 'number' || (minGpuClockMHz >>> 0) !== minGpuClockMHz) throw intError('nvmlDeviceSetGpuLockedClocks', 'minGpuClockMHz', 'u32', minGpuClockMHz);
   if (typeof maxGpuClockMHz !== 'number' || (maxGpuClockMHz >>> 0) !== maxGpuClockMHz) throw intError('nvmlDeviceSetGpuLockedClocks', 'maxGpuClockMHz', 'u32', maxGpuClockMHz);
   const status = (nvmlDeviceSetGpuLockedClocks$c ??= binder.native('nvmlDeviceSetGpuLockedClocks'))(device, minGpuClockMHz, maxGpuClockMHz);
@@ -167,7 +167,7 @@ let nvmlDeviceSetGpuOperationMode$c: NativeFunction | undefined;
  * @param mode in `nvmlGpuOperationMode_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t | null, mode: T.nvmlGpuOperationMode_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpuOperationMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpuOperationMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetGpuOperationMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetGpuOperationMode$c ??= binder.native('nvmlDeviceSetGpuOperationMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetGpuOperationMode', status);
@@ -178,7 +178,7 @@ let nvmlDeviceSetMemClkVfOffset$c: NativeFunction | undefined;
  * @param offset in `int`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMemClkVfOffset', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetMemClkVfOffset', 'device', device, true) as typeof device;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('nvmlDeviceSetMemClkVfOffset', 'offset', 'i32', offset);
   const status = (nvmlDeviceSetMemClkVfOffset$c ??= binder.native('nvmlDeviceSetMemClkVfOffset'))(device, offset);
   if (status !== 0) throw fail('nvmlDeviceSetMemClkVfOffset', status);
@@ -190,7 +190,7 @@ let nvmlDeviceSetMemoryLockedClocks$c: NativeFunction | undefined;
  * @param maxMemClockMHz in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t | null, minMemClockMHz: number, maxMemClockMHz: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMemoryLockedClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetMemoryLockedClocks', 'device', device, true) as typeof device;
   if (typeof minMemClockMHz !== 'number' || (minMemClockMHz >>> 0) !== minMemClockMHz) throw intError('nvmlDeviceSetMemoryLockedClocks', 'minMemClockMHz', 'u32', minMemClockMHz);
   if (typeof maxMemClockMHz !== 'number' || (maxMemClockMHz >>> 0) !== maxMemClockMHz) throw intError('nvmlDeviceSetMemoryLockedClocks', 'maxMemClockMHz', 'u32', maxMemClockMHz);
   const status = (nvmlDeviceSetMemoryLockedClocks$c ??= binder.native('nvmlDeviceSetMemoryLockedClocks'))(device, minMemClockMHz, maxMemClockMHz);
@@ -211,7 +211,7 @@ function bind$nvmlDeviceSetMigMode(): typeof nvmlDeviceSetMigMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceSetMigMode(device, mode) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMigMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetMigMode', 'device', device, true) as typeof device;
     if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('nvmlDeviceSetMigMode', 'mode', 'u32', mode);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceSetMigMode'))(device, mode, s$bytes);
@@ -228,7 +228,7 @@ let nvmlDeviceSetNvLinkUtilizationControl$c: NativeFunction | undefined;
  * @param reset in `unsigned int`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number, control: T.nvmlNvLinkUtilizationControl_st | Uint8Array, reset: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetNvLinkUtilizationControl', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetNvLinkUtilizationControl', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'link', 'u32', link);
   if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'counter', 'u32', counter);
   const control$ = recordArg('nvmlDeviceSetNvLinkUtilizationControl', 'control', records.nvmlNvLinkUtilizationControl_st(), control, false);
@@ -242,7 +242,7 @@ let nvmlDeviceSetPersistenceMode$c: NativeFunction | undefined;
  * @param mode in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPersistenceMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPersistenceMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetPersistenceMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetPersistenceMode$c ??= binder.native('nvmlDeviceSetPersistenceMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetPersistenceMode', status);
@@ -253,7 +253,7 @@ let nvmlDeviceSetPowerManagementLimit$c: NativeFunction | undefined;
  * @param limit in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t | null, limit: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPowerManagementLimit', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPowerManagementLimit', 'device', device, true) as typeof device;
   if (typeof limit !== 'number' || (limit >>> 0) !== limit) throw intError('nvmlDeviceSetPowerManagementLimit', 'limit', 'u32', limit);
   const status = (nvmlDeviceSetPowerManagementLimit$c ??= binder.native('nvmlDeviceSetPowerManagementLimit'))(device, limit);
   if (status !== 0) throw fail('nvmlDeviceSetPowerManagementLimit', status);
@@ -264,7 +264,7 @@ let nvmlDeviceSetPowerMode$c: NativeFunction | undefined;
  * @param powerModeId in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetPowerMode(device: T.nvmlDevice_t | null, powerModeId: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPowerMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPowerMode', 'device', device, true) as typeof device;
   if (typeof powerModeId !== 'number' || (powerModeId >>> 0) !== powerModeId) throw intError('nvmlDeviceSetPowerMode', 'powerModeId', 'u32', powerModeId);
   const status = (nvmlDeviceSetPowerMode$c ??= binder.native('nvmlDeviceSetPowerMode'))(device, powerModeId);
   if (status !== 0) throw fail('nvmlDeviceSetPowerMode', status);
@@ -285,7 +285,7 @@ function bind$nvmlDeviceSetTemperatureThreshold(): typeof nvmlDeviceSetTemperatu
   const s$f64 = s.f64, s$i32 = s.i32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetTemperatureThreshold', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetTemperatureThreshold', 'device', device, true) as typeof device;
     if (typeof thresholdType !== 'number' || (thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceSetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
     if (typeof temp !== 'number' || (temp | 0) !== temp) throw intError('nvmlDeviceSetTemperatureThreshold', 'temp', 'i32', temp);
     s$f64[0] = 0; s$i32[0] = temp;
@@ -300,7 +300,7 @@ let nvmlDeviceSetVirtualizationMode$c: NativeFunction | undefined;
  * @param virtualMode in `nvmlGpuVirtualizationMode_t`.
  * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceSetVirtualizationMode(device: T.nvmlDevice_t | null, virtualMode: T.nvmlGpuVirtualizationMode_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetVirtualizationMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetVirtualizationMode', 'device', device, true) as typeof device;
   if (typeof virtualMode !== 'number' || (virtualMode | 0) !== virtualMode) throw intError('nvmlDeviceSetVirtualizationMode', 'virtualMode', 'i32', virtualMode);
   const status = (nvmlDeviceSetVirtualizationMode$c ??= binder.native('nvmlDeviceSetVirtualizationMode'))(device, virtualMode);
   if (status !== 0) throw fail('nvmlDeviceSetVirtualizationMode', status);

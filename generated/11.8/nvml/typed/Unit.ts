@@ -41,7 +41,7 @@ function bind$nvmlUnitGetDevices(): typeof nvmlUnitGetDevices {
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlUnitGetDevices(unit) {
-    if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetDevices', 'unit', unit, true) as typeof unit;
+    if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || Math.floor(unit) !== unit) unit = addressArg('nvmlUnitGetDevices', 'unit', unit, true) as typeof unit;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlUnitGetDevices'))(unit, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlUnitGetDevices', asked);
@@ -62,7 +62,7 @@ let nvmlUnitGetFanSpeedInfo$c: NativeFunction | undefined;
  * @returns the value of `fanSpeeds`: out `nvmlUnitFanSpeeds_st`.
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetFanSpeedInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitFanSpeeds_st {
-  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetFanSpeedInfo', 'unit', unit, true) as typeof unit;
+  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || Math.floor(unit) !== unit) unit = addressArg('nvmlUnitGetFanSpeedInfo', 'unit', unit, true) as typeof unit;
   const fanSpeeds$ = new Uint8Array(196);
   const status = (nvmlUnitGetFanSpeedInfo$c ??= binder.native('nvmlUnitGetFanSpeedInfo'))(unit, fanSpeeds$);
   if (status !== 0) throw fail('nvmlUnitGetFanSpeedInfo', status);
@@ -100,7 +100,7 @@ let nvmlUnitGetLedState$c: NativeFunction | undefined;
  * @returns the value of `state`: out `nvmlLedState_st`.
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetLedState(unit: T.nvmlUnit_t | null): T.nvmlLedState_st {
-  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetLedState', 'unit', unit, true) as typeof unit;
+  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || Math.floor(unit) !== unit) unit = addressArg('nvmlUnitGetLedState', 'unit', unit, true) as typeof unit;
   const state$ = new Uint8Array(260);
   const status = (nvmlUnitGetLedState$c ??= binder.native('nvmlUnitGetLedState'))(unit, state$);
   if (status !== 0) throw fail('nvmlUnitGetLedState', status);
@@ -112,7 +112,7 @@ let nvmlUnitGetPsuInfo$c: NativeFunction | undefined;
  * @returns the value of `psu`: out `nvmlPSUInfo_st`.
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetPsuInfo(unit: T.nvmlUnit_t | null): T.nvmlPSUInfo_st {
-  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetPsuInfo', 'unit', unit, true) as typeof unit;
+  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || Math.floor(unit) !== unit) unit = addressArg('nvmlUnitGetPsuInfo', 'unit', unit, true) as typeof unit;
   const psu$ = new Uint8Array(268);
   const status = (nvmlUnitGetPsuInfo$c ??= binder.native('nvmlUnitGetPsuInfo'))(unit, psu$);
   if (status !== 0) throw fail('nvmlUnitGetPsuInfo', status);
@@ -133,7 +133,7 @@ function bind$nvmlUnitGetTemperature(): typeof nvmlUnitGetTemperature {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlUnitGetTemperature(unit, type) {
-    if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetTemperature', 'unit', unit, true) as typeof unit;
+    if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || Math.floor(unit) !== unit) unit = addressArg('nvmlUnitGetTemperature', 'unit', unit, true) as typeof unit;
     if (typeof type !== 'number' || (type >>> 0) !== type) throw intError('nvmlUnitGetTemperature', 'type', 'u32', type);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlUnitGetTemperature'))(unit, type, s$bytes);
@@ -147,7 +147,7 @@ let nvmlUnitGetUnitInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `nvmlUnitInfo_st`.
  * @remarks [NVIDIA group `nvmlUnitQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitQueries.html). */
 export function nvmlUnitGetUnitInfo(unit: T.nvmlUnit_t | null): T.nvmlUnitInfo_st {
-  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitGetUnitInfo', 'unit', unit, true) as typeof unit;
+  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || Math.floor(unit) !== unit) unit = addressArg('nvmlUnitGetUnitInfo', 'unit', unit, true) as typeof unit;
   const info$ = new Uint8Array(384);
   const status = (nvmlUnitGetUnitInfo$c ??= binder.native('nvmlUnitGetUnitInfo'))(unit, info$);
   if (status !== 0) throw fail('nvmlUnitGetUnitInfo', status);
@@ -159,7 +159,7 @@ let nvmlUnitSetLedState$c: NativeFunction | undefined;
  * @param color in `nvmlLedColor_t`.
  * @remarks [NVIDIA group `nvmlUnitCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUnitCommands.html). */
 export function nvmlUnitSetLedState(unit: T.nvmlUnit_t | null, color: T.nvmlLedColor_t): void {
-  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || unit % 1 !== 0) unit = addressArg('nvmlUnitSetLedState', 'unit', unit, true) as typeof unit;
+  if (typeof unit !== 'number' || !(unit >= 0 && unit <= 9007199254740991) || Math.floor(unit) !== unit) unit = addressArg('nvmlUnitSetLedState', 'unit', unit, true) as typeof unit;
   if (typeof color !== 'number' || (color | 0) !== color) throw intError('nvmlUnitSetLedState', 'color', 'i32', color);
   const status = (nvmlUnitSetLedState$c ??= binder.native('nvmlUnitSetLedState'))(unit, color);
   if (status !== 0) throw fail('nvmlUnitSetLedState', status);

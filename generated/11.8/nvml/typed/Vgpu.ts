@@ -615,7 +615,7 @@ function bind$nvmlVgpuTypeGetMaxInstances(): typeof nvmlVgpuTypeGetMaxInstances 
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlVgpuTypeGetMaxInstances(device, vgpuTypeId) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlVgpuTypeGetMaxInstances', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlVgpuTypeGetMaxInstances', 'device', device, true) as typeof device;
     if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlVgpuTypeGetMaxInstances', 'vgpuTypeId', 'u32', vgpuTypeId);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlVgpuTypeGetMaxInstances'))(device, vgpuTypeId, s$bytes);

@@ -25,7 +25,7 @@ function bind$cudaArrayGetInfo(): typeof cudaArrayGetInfo {
     const desc$ = new Uint8Array(20);
     const extent$ = new Uint8Array(24);
     s$f64[0] = 0;
-    if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetInfo', 'array', array, true) as typeof array;
+    if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaArrayGetInfo', 'array', array, true) as typeof array;
     const status = (native$ ??= binder.native('cudaArrayGetInfo'))(desc$, extent$, s$bytes, array);
     if (status !== 0) throw fail('cudaArrayGetInfo', status);
     return { desc: decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$), extent: decodeRecord<T.cudaExtent>(records.cudaExtent(), extent$), flags: s$u32[0] };
@@ -39,7 +39,7 @@ let cudaArrayGetMemoryRequirements$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, device: number): T.cudaArrayMemoryRequirements {
   const memoryRequirements$ = new Uint8Array(32);
-  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetMemoryRequirements', 'array', array, true) as typeof array;
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaArrayGetMemoryRequirements', 'array', array, true) as typeof array;
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaArrayGetMemoryRequirements', 'device', 'i32', device);
   const status = (cudaArrayGetMemoryRequirements$c ??= binder.native('cudaArrayGetMemoryRequirements'))(memoryRequirements$, array, device);
   if (status !== 0) throw fail('cudaArrayGetMemoryRequirements', status);
@@ -62,7 +62,7 @@ function bind$cudaArrayGetPlane(): typeof cudaArrayGetPlane {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaArrayGetPlane(hArray, planeIdx) {
     s$f64[0] = 0;
-    if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cudaArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
+    if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || Math.floor(hArray) !== hArray) hArray = addressArg('cudaArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
     if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cudaArrayGetPlane', 'planeIdx', 'u32', planeIdx);
     const status = (native$ ??= binder.native('cudaArrayGetPlane'))(s$bytes, hArray, planeIdx);
     if (status !== 0) throw fail('cudaArrayGetPlane', status);
@@ -80,7 +80,7 @@ let cudaArrayGetSparseProperties$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cudaArraySparseProperties {
   const sparseProperties$ = new Uint8Array(48);
-  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetSparseProperties', 'array', array, true) as typeof array;
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaArrayGetSparseProperties', 'array', array, true) as typeof array;
   const status = (cudaArrayGetSparseProperties$c ??= binder.native('cudaArrayGetSparseProperties'))(sparseProperties$, array);
   if (status !== 0) throw fail('cudaArrayGetSparseProperties', status);
   return decodeRecord<T.cudaArraySparseProperties>(records.cudaArraySparseProperties(), sparseProperties$);
@@ -94,7 +94,7 @@ let cudaBindSurfaceToArray$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaBindSurfaceToArray(surfref: T.surfaceReference | Uint8Array, array: T.cudaArray_const_t | null, desc: T.cudaChannelFormatDesc | Uint8Array): void {
   const surfref$ = recordArg('cudaBindSurfaceToArray', 'surfref', records.surfaceReference(), surfref, false);
-  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaBindSurfaceToArray', 'array', array, true) as typeof array;
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaBindSurfaceToArray', 'array', array, true) as typeof array;
   const desc$ = recordArg('cudaBindSurfaceToArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
   const status = (cudaBindSurfaceToArray$c ??= binder.native('cudaBindSurfaceToArray'))(surfref$, array, desc$);
   if (status !== 0) throw fail('cudaBindSurfaceToArray', status);
@@ -120,10 +120,10 @@ function bind$cudaBindTexture(): typeof cudaBindTexture {
   return function cudaBindTexture(texref, devPtr, desc, size) {
     s$f64[0] = 0;
     const texref$ = recordArg('cudaBindTexture', 'texref', records.textureReference(), texref, false);
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaBindTexture', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cudaBindTexture', 'size', size, false);
     pointerArg('cudaBindTexture', 'devPtr', devPtr, true, size);
     const desc$ = recordArg('cudaBindTexture', 'desc', records.cudaChannelFormatDesc(), desc, false);
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaBindTexture', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cudaBindTexture', 'size', size, false);
     const status = (native$ ??= binder.native('cudaBindTexture'))(s$bytes, texref$, devPtr, desc$, size);
     if (status !== 0) throw fail('cudaBindTexture', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -158,9 +158,9 @@ function bind$cudaBindTexture2D(): typeof cudaBindTexture2D {
     const texref$ = recordArg('cudaBindTexture2D', 'texref', records.textureReference(), texref, false);
     pointerArg('cudaBindTexture2D', 'devPtr', devPtr, true);
     const desc$ = recordArg('cudaBindTexture2D', 'desc', records.cudaChannelFormatDesc(), desc, false);
-    if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaBindTexture2D', 'width', width, false);
-    if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaBindTexture2D', 'height', height, false);
-    if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || pitch % 1 !== 0) int64Arg('cudaBindTexture2D', 'pitch', pitch, false);
+    if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || Math.floor(width) !== width) int64Arg('cudaBindTexture2D', 'width', width, false);
+    if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || Math.floor(height) !== height) int64Arg('cudaBindTexture2D', 'height', height, false);
+    if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || Math.floor(pitch) !== pitch) int64Arg('cudaBindTexture2D', 'pitch', pitch, false);
     const status = (native$ ??= binder.native('cudaBindTexture2D'))(s$bytes, texref$, devPtr, desc$, width, height, pitch);
     if (status !== 0) throw fail('cudaBindTexture2D', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -179,7 +179,7 @@ let cudaBindTextureToArray$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaBindTextureToArray(texref: T.textureReference | Uint8Array, array: T.cudaArray_const_t | null, desc: T.cudaChannelFormatDesc | Uint8Array): void {
   const texref$ = recordArg('cudaBindTextureToArray', 'texref', records.textureReference(), texref, false);
-  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaBindTextureToArray', 'array', array, true) as typeof array;
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaBindTextureToArray', 'array', array, true) as typeof array;
   const desc$ = recordArg('cudaBindTextureToArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
   const status = (cudaBindTextureToArray$c ??= binder.native('cudaBindTextureToArray'))(texref$, array, desc$);
   if (status !== 0) throw fail('cudaBindTextureToArray', status);
@@ -193,7 +193,7 @@ let cudaBindTextureToMipmappedArray$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaBindTextureToMipmappedArray(texref: T.textureReference | Uint8Array, mipmappedArray: T.cudaMipmappedArray_const_t | null, desc: T.cudaChannelFormatDesc | Uint8Array): void {
   const texref$ = recordArg('cudaBindTextureToMipmappedArray', 'texref', records.textureReference(), texref, false);
-  if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || mipmappedArray % 1 !== 0) mipmappedArray = addressArg('cudaBindTextureToMipmappedArray', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
+  if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || Math.floor(mipmappedArray) !== mipmappedArray) mipmappedArray = addressArg('cudaBindTextureToMipmappedArray', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
   const desc$ = recordArg('cudaBindTextureToMipmappedArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
   const status = (cudaBindTextureToMipmappedArray$c ??= binder.native('cudaBindTextureToMipmappedArray'))(texref$, mipmappedArray, desc$);
   if (status !== 0) throw fail('cudaBindTextureToMipmappedArray', status);

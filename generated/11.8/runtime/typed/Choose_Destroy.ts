@@ -130,7 +130,7 @@ let cudaDestroyExternalMemory$c: NativeFunction | undefined;
  * @param extMem in `cudaExternalMemory_t`.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalMemory(extMem: T.cudaExternalMemory_t | null): void {
-  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
+  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || Math.floor(extMem) !== extMem) extMem = addressArg('cudaDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
   const status = (cudaDestroyExternalMemory$c ??= binder.native('cudaDestroyExternalMemory'))(extMem);
   if (status !== 0) throw fail('cudaDestroyExternalMemory', status);
 }
@@ -139,7 +139,7 @@ let cudaDestroyExternalSemaphore$c: NativeFunction | undefined;
  * @param extSem in `cudaExternalSemaphore_t`.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalSemaphore(extSem: T.cudaExternalSemaphore_t | null): void {
-  if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || extSem % 1 !== 0) extSem = addressArg('cudaDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
+  if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || Math.floor(extSem) !== extSem) extSem = addressArg('cudaDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
   const status = (cudaDestroyExternalSemaphore$c ??= binder.native('cudaDestroyExternalSemaphore'))(extSem);
   if (status !== 0) throw fail('cudaDestroyExternalSemaphore', status);
 }
@@ -148,7 +148,7 @@ let cudaDestroySurfaceObject$c: NativeFunction | undefined;
  * @param surfObject in `cudaSurfaceObject_t`.
  * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaDestroySurfaceObject(surfObject: T.Int64): void {
-  if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cudaDestroySurfaceObject', 'surfObject', surfObject, false);
+  if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cudaDestroySurfaceObject', 'surfObject', surfObject, false);
   const status = (cudaDestroySurfaceObject$c ??= binder.native('cudaDestroySurfaceObject'))(surfObject);
   if (status !== 0) throw fail('cudaDestroySurfaceObject', status);
 }
@@ -157,7 +157,7 @@ let cudaDestroyTextureObject$c: NativeFunction | undefined;
  * @param texObject in `cudaTextureObject_t`.
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaDestroyTextureObject(texObject: T.Int64): void {
-  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaDestroyTextureObject', 'texObject', texObject, false);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cudaDestroyTextureObject', 'texObject', texObject, false);
   const status = (cudaDestroyTextureObject$c ??= binder.native('cudaDestroyTextureObject'))(texObject);
   if (status !== 0) throw fail('cudaDestroyTextureObject', status);
 }

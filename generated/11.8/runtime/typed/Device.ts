@@ -384,7 +384,7 @@ let cudaDeviceSetLimit$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaDeviceSetLimit', 'limit', 'i32', limit);
-  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cudaDeviceSetLimit', 'value', value, false);
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cudaDeviceSetLimit', 'value', value, false);
   const status = (cudaDeviceSetLimit$c ??= binder.native('cudaDeviceSetLimit'))(limit, value);
   if (status !== 0) throw fail('cudaDeviceSetLimit', status);
 }
@@ -395,7 +395,7 @@ let cudaDeviceSetMemPool$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceSetMemPool', 'device', 'i32', device);
-  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaDeviceSetMemPool', 'memPool', memPool, true) as typeof memPool;
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaDeviceSetMemPool', 'memPool', memPool, true) as typeof memPool;
   const status = (cudaDeviceSetMemPool$c ??= binder.native('cudaDeviceSetMemPool'))(device, memPool);
   if (status !== 0) throw fail('cudaDeviceSetMemPool', status);
 }

@@ -25,7 +25,7 @@ function bind$cudaExternalMemoryGetMappedBuffer(): typeof cudaExternalMemoryGetM
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaExternalMemoryGetMappedBuffer(extMem, bufferDesc) {
     s$f64[0] = 0;
-    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
+    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || Math.floor(extMem) !== extMem) extMem = addressArg('cudaExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
     const bufferDesc$ = recordArg('cudaExternalMemoryGetMappedBuffer', 'bufferDesc', records.cudaExternalMemoryBufferDesc(), bufferDesc, false);
     const status = (native$ ??= binder.native('cudaExternalMemoryGetMappedBuffer'))(s$bytes, extMem, bufferDesc$);
     if (status !== 0) throw fail('cudaExternalMemoryGetMappedBuffer', status);
@@ -53,7 +53,7 @@ function bind$cudaExternalMemoryGetMappedMipmappedArray(): typeof cudaExternalMe
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaExternalMemoryGetMappedMipmappedArray(extMem, mipmapDesc) {
     s$f64[0] = 0;
-    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
+    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || Math.floor(extMem) !== extMem) extMem = addressArg('cudaExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
     const mipmapDesc$ = recordArg('cudaExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.cudaExternalMemoryMipmappedArrayDesc(), mipmapDesc, false);
     const status = (native$ ??= binder.native('cudaExternalMemoryGetMappedMipmappedArray'))(s$bytes, extMem, mipmapDesc$);
     if (status !== 0) throw fail('cudaExternalMemoryGetMappedMipmappedArray', status);
@@ -80,7 +80,7 @@ let cudaFreeArray$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaFreeArray(array: T.cudaArray_t | null): void {
   assertMayBlock('cudaFreeArray');
-  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaFreeArray', 'array', array, true) as typeof array;
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaFreeArray', 'array', array, true) as typeof array;
   const status = (cudaFreeArray$c ??= binder.native('cudaFreeArray'))(array);
   if (status !== 0) throw fail('cudaFreeArray', status);
 }
@@ -91,7 +91,7 @@ let cudaFreeAsync$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaFreeAsync(devPtr: T.Pointer, hStream: T.cudaStream_t | null): void {
   pointerArg('cudaFreeAsync', 'devPtr', devPtr, true);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaFreeAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cudaFreeAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cudaFreeAsync$c ??= binder.native('cudaFreeAsync'))(devPtr, hStream);
   if (status !== 0) throw fail('cudaFreeAsync', status);
 }
@@ -111,7 +111,7 @@ let cudaFreeMipmappedArray$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaFreeMipmappedArray(mipmappedArray: T.cudaMipmappedArray_t | null): void {
   assertMayBlock('cudaFreeMipmappedArray');
-  if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || mipmappedArray % 1 !== 0) mipmappedArray = addressArg('cudaFreeMipmappedArray', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
+  if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || Math.floor(mipmappedArray) !== mipmappedArray) mipmappedArray = addressArg('cudaFreeMipmappedArray', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
   const status = (cudaFreeMipmappedArray$c ??= binder.native('cudaFreeMipmappedArray'))(mipmappedArray);
   if (status !== 0) throw fail('cudaFreeMipmappedArray', status);
 }

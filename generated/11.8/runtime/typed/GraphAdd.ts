@@ -26,9 +26,9 @@ function bind$cudaGraphAddChildGraphNode(): typeof cudaGraphAddChildGraphNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddChildGraphNode(graph, pDependencies, childGraph) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddChildGraphNode', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddChildGraphNode', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddChildGraphNode', 'pDependencies', 'address', pDependencies, false);
-    if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || childGraph % 1 !== 0) childGraph = addressArg('cudaGraphAddChildGraphNode', 'childGraph', childGraph, true) as typeof childGraph;
+    if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || Math.floor(childGraph) !== childGraph) childGraph = addressArg('cudaGraphAddChildGraphNode', 'childGraph', childGraph, true) as typeof childGraph;
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddChildGraphNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, childGraph);
     if (status !== 0) throw fail('cudaGraphAddChildGraphNode', status);
@@ -47,10 +47,10 @@ let cudaGraphAddDependencies$c: NativeFunction | undefined;
  * @param numDependencies in `size_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphAddDependencies(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, numDependencies: T.Int64): void {
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddDependencies', 'graph', graph, true) as typeof graph;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddDependencies', 'graph', graph, true) as typeof graph;
   const from$ = scalarArrayArg('cudaGraphAddDependencies', 'from', 'address', from, true);
   const to$ = scalarArrayArg('cudaGraphAddDependencies', 'to', 'address', to, true);
-  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cudaGraphAddDependencies', 'numDependencies', numDependencies, false);
+  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || Math.floor(numDependencies) !== numDependencies) int64Arg('cudaGraphAddDependencies', 'numDependencies', numDependencies, false);
   const status = (cudaGraphAddDependencies$c ??= binder.native('cudaGraphAddDependencies'))(graph, from$.data, to$.data, numDependencies);
   if (status !== 0) throw fail('cudaGraphAddDependencies', status);
 }
@@ -71,7 +71,7 @@ function bind$cudaGraphAddEmptyNode(): typeof cudaGraphAddEmptyNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddEmptyNode(graph, pDependencies) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEmptyNode', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddEmptyNode', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddEmptyNode', 'pDependencies', 'address', pDependencies, false);
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddEmptyNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n);
@@ -101,9 +101,9 @@ function bind$cudaGraphAddEventRecordNode(): typeof cudaGraphAddEventRecordNode 
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddEventRecordNode(graph, pDependencies, event) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEventRecordNode', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddEventRecordNode', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddEventRecordNode', 'pDependencies', 'address', pDependencies, false);
-    if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphAddEventRecordNode', 'event', event, true) as typeof event;
+    if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaGraphAddEventRecordNode', 'event', event, true) as typeof event;
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddEventRecordNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, event);
     if (status !== 0) throw fail('cudaGraphAddEventRecordNode', status);
@@ -132,9 +132,9 @@ function bind$cudaGraphAddEventWaitNode(): typeof cudaGraphAddEventWaitNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddEventWaitNode(graph, pDependencies, event) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddEventWaitNode', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddEventWaitNode', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddEventWaitNode', 'pDependencies', 'address', pDependencies, false);
-    if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphAddEventWaitNode', 'event', event, true) as typeof event;
+    if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaGraphAddEventWaitNode', 'event', event, true) as typeof event;
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddEventWaitNode'))(s$bytes, graph, pDependencies$.data, numDependencies$n, event);
     if (status !== 0) throw fail('cudaGraphAddEventWaitNode', status);
@@ -163,7 +163,7 @@ function bind$cudaGraphAddExternalSemaphoresSignalNode(): typeof cudaGraphAddExt
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddExternalSemaphoresSignalNode(graph, pDependencies, nodeParams) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddExternalSemaphoresSignalNode', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddExternalSemaphoresSignalNode', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddExternalSemaphoresSignalNode', 'pDependencies', 'address', pDependencies, false);
     const nodeParams$ = recordArg('cudaGraphAddExternalSemaphoresSignalNode', 'nodeParams', records.cudaExternalSemaphoreSignalNodeParams(), nodeParams, false);
     const numDependencies$n = pDependencies$.count;
@@ -194,7 +194,7 @@ function bind$cudaGraphAddExternalSemaphoresWaitNode(): typeof cudaGraphAddExter
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddExternalSemaphoresWaitNode(graph, pDependencies, nodeParams) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddExternalSemaphoresWaitNode', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddExternalSemaphoresWaitNode', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddExternalSemaphoresWaitNode', 'pDependencies', 'address', pDependencies, false);
     const nodeParams$ = recordArg('cudaGraphAddExternalSemaphoresWaitNode', 'nodeParams', records.cudaExternalSemaphoreWaitNodeParams(), nodeParams, false);
     const numDependencies$n = pDependencies$.count;
@@ -225,7 +225,7 @@ function bind$cudaGraphAddHostNode(): typeof cudaGraphAddHostNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddHostNode(graph, pDependencies, pNodeParams) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddHostNode', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddHostNode', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddHostNode', 'pDependencies', 'address', pDependencies, false);
     const pNodeParams$ = recordArg('cudaGraphAddHostNode', 'pNodeParams', records.cudaHostNodeParams(), pNodeParams, false);
     const numDependencies$n = pDependencies$.count;
@@ -256,7 +256,7 @@ function bind$cudaGraphAddKernelNode(): typeof cudaGraphAddKernelNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddKernelNode(graph, pDependencies, pNodeParams) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddKernelNode', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddKernelNode', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddKernelNode', 'pDependencies', 'address', pDependencies, false);
     const pNodeParams$ = recordArg('cudaGraphAddKernelNode', 'pNodeParams', records.cudaKernelNodeParams(), pNodeParams, false);
     const numDependencies$n = pDependencies$.count;
@@ -286,7 +286,7 @@ function bind$cudaGraphAddMemAllocNode(): typeof cudaGraphAddMemAllocNode {
   let native$: NativeFunction | undefined;
   return function cudaGraphAddMemAllocNode(graph, pDependencies, nodeParams) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemAllocNode', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddMemAllocNode', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddMemAllocNode', 'pDependencies', 'address', pDependencies, false);
     const nodeParams$ = new Uint8Array(records.cudaMemAllocNodeParams().size);
     if (nodeParams != null) nodeParams$.set(new Uint8Array(recordArg('cudaGraphAddMemAllocNode', 'nodeParams', records.cudaMemAllocNodeParams(), nodeParams, false) as Uint8Array).subarray(0, nodeParams$.length));
@@ -314,7 +314,7 @@ function bind$cudaGraphAddMemFreeNode(): typeof cudaGraphAddMemFreeNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddMemFreeNode(graph, pDependencies, dptr) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemFreeNode', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddMemFreeNode', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddMemFreeNode', 'pDependencies', 'address', pDependencies, false);
     pointerArg('cudaGraphAddMemFreeNode', 'dptr', dptr, true);
     const numDependencies$n = pDependencies$.count;
@@ -345,7 +345,7 @@ function bind$cudaGraphAddMemcpyNode(): typeof cudaGraphAddMemcpyNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddMemcpyNode(graph, pDependencies, pCopyParams) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNode', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddMemcpyNode', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNode', 'pDependencies', 'address', pDependencies, false);
     const pCopyParams$ = recordArg('cudaGraphAddMemcpyNode', 'pCopyParams', records.cudaMemcpy3DParms(), pCopyParams, false);
     const numDependencies$n = pDependencies$.count;
@@ -379,13 +379,13 @@ function bind$cudaGraphAddMemcpyNode1D(): typeof cudaGraphAddMemcpyNode1D {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddMemcpyNode1D(graph, pDependencies, dst, src, count, kind) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNode1D', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddMemcpyNode1D', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNode1D', 'pDependencies', 'address', pDependencies, false);
-    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
     pointerArg('cudaGraphAddMemcpyNode1D', 'dst', dst, true, count);
-    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
     pointerArg('cudaGraphAddMemcpyNode1D', 'src', src, true, count);
-    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphAddMemcpyNode1D', 'count', count, false);
     if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNode1D', 'kind', 'i32', kind);
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddMemcpyNode1D'))(s$bytes, graph, pDependencies$.data, numDependencies$n, dst, src, count, kind);
@@ -419,14 +419,14 @@ function bind$cudaGraphAddMemcpyNodeFromSymbol(): typeof cudaGraphAddMemcpyNodeF
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddMemcpyNodeFromSymbol(graph, pDependencies, dst, symbol, count, offset, kind) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNodeFromSymbol', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddMemcpyNodeFromSymbol', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNodeFromSymbol', 'pDependencies', 'address', pDependencies, false);
-    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
     pointerArg('cudaGraphAddMemcpyNodeFromSymbol', 'dst', dst, true, count);
-    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
     pointerArg('cudaGraphAddMemcpyNodeFromSymbol', 'symbol', symbol, true, count);
-    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
-    if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'offset', offset, false);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'count', count, false);
+    if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || Math.floor(offset) !== offset) int64Arg('cudaGraphAddMemcpyNodeFromSymbol', 'offset', offset, false);
     if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNodeFromSymbol', 'kind', 'i32', kind);
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddMemcpyNodeFromSymbol'))(s$bytes, graph, pDependencies$.data, numDependencies$n, dst, symbol, count, offset, kind);
@@ -460,14 +460,14 @@ function bind$cudaGraphAddMemcpyNodeToSymbol(): typeof cudaGraphAddMemcpyNodeToS
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddMemcpyNodeToSymbol(graph, pDependencies, symbol, src, count, offset, kind) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemcpyNodeToSymbol', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddMemcpyNodeToSymbol', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddMemcpyNodeToSymbol', 'pDependencies', 'address', pDependencies, false);
-    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
     pointerArg('cudaGraphAddMemcpyNodeToSymbol', 'symbol', symbol, true, count);
-    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
     pointerArg('cudaGraphAddMemcpyNodeToSymbol', 'src', src, true, count);
-    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
-    if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'offset', offset, false);
+    if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'count', count, false);
+    if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || Math.floor(offset) !== offset) int64Arg('cudaGraphAddMemcpyNodeToSymbol', 'offset', offset, false);
     if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphAddMemcpyNodeToSymbol', 'kind', 'i32', kind);
     const numDependencies$n = pDependencies$.count;
     const status = (native$ ??= binder.native('cudaGraphAddMemcpyNodeToSymbol'))(s$bytes, graph, pDependencies$.data, numDependencies$n, symbol, src, count, offset, kind);
@@ -497,7 +497,7 @@ function bind$cudaGraphAddMemsetNode(): typeof cudaGraphAddMemsetNode {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphAddMemsetNode(graph, pDependencies, pMemsetParams) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphAddMemsetNode', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphAddMemsetNode', 'graph', graph, true) as typeof graph;
     const pDependencies$ = scalarArrayArg('cudaGraphAddMemsetNode', 'pDependencies', 'address', pDependencies, false);
     const pMemsetParams$ = recordArg('cudaGraphAddMemsetNode', 'pMemsetParams', records.cudaMemsetParams(), pMemsetParams, false);
     const numDependencies$n = pDependencies$.count;

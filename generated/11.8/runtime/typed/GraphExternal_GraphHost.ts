@@ -14,7 +14,7 @@ let cudaGraphExternalSemaphoresSignalNodeGetParams$c: NativeFunction | undefined
  * @returns the value of `params_out`: out `cudaExternalSemaphoreSignalNodeParams`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresSignalNodeGetParams(hNode: T.cudaGraphNode_t | null): T.cudaExternalSemaphoreSignalNodeParams {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExternalSemaphoresSignalNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExternalSemaphoresSignalNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(24);
   const status = (cudaGraphExternalSemaphoresSignalNodeGetParams$c ??= binder.native('cudaGraphExternalSemaphoresSignalNodeGetParams'))(hNode, params_out$);
   if (status !== 0) throw fail('cudaGraphExternalSemaphoresSignalNodeGetParams', status);
@@ -26,7 +26,7 @@ let cudaGraphExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined
  * @param nodeParams in `const struct cudaExternalSemaphoreSignalNodeParams *`: a `cudaExternalSemaphoreSignalNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresSignalNodeSetParams(hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreSignalNodeParams | Uint8Array): void {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cudaGraphExternalSemaphoresSignalNodeSetParams', 'nodeParams', records.cudaExternalSemaphoreSignalNodeParams(), nodeParams, false);
   const status = (cudaGraphExternalSemaphoresSignalNodeSetParams$c ??= binder.native('cudaGraphExternalSemaphoresSignalNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cudaGraphExternalSemaphoresSignalNodeSetParams', status);
@@ -37,7 +37,7 @@ let cudaGraphExternalSemaphoresWaitNodeGetParams$c: NativeFunction | undefined;
  * @returns the value of `params_out`: out `cudaExternalSemaphoreWaitNodeParams`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresWaitNodeGetParams(hNode: T.cudaGraphNode_t | null): T.cudaExternalSemaphoreWaitNodeParams {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExternalSemaphoresWaitNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExternalSemaphoresWaitNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(24);
   const status = (cudaGraphExternalSemaphoresWaitNodeGetParams$c ??= binder.native('cudaGraphExternalSemaphoresWaitNodeGetParams'))(hNode, params_out$);
   if (status !== 0) throw fail('cudaGraphExternalSemaphoresWaitNodeGetParams', status);
@@ -49,7 +49,7 @@ let cudaGraphExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
  * @param nodeParams in `const struct cudaExternalSemaphoreWaitNodeParams *`: a `cudaExternalSemaphoreWaitNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExternalSemaphoresWaitNodeSetParams(hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreWaitNodeParams | Uint8Array): void {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cudaGraphExternalSemaphoresWaitNodeSetParams', 'nodeParams', records.cudaExternalSemaphoreWaitNodeParams(), nodeParams, false);
   const status = (cudaGraphExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cudaGraphExternalSemaphoresWaitNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cudaGraphExternalSemaphoresWaitNodeSetParams', status);
@@ -68,7 +68,7 @@ function bind$cudaGraphGetEdges(): typeof cudaGraphGetEdges {
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudaGraphGetEdges(graph) {
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetEdges', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphGetEdges', 'graph', graph, true) as typeof graph;
     s$u64[0] = BigInt(0);
     const asked = (native$ ??= binder.native('cudaGraphGetEdges'))(graph, null, null, s$bytes);
     if (asked !== 0) throw fail('cudaGraphGetEdges', asked);
@@ -98,7 +98,7 @@ function bind$cudaGraphGetNodes(): typeof cudaGraphGetNodes {
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudaGraphGetNodes(graph) {
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetNodes', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphGetNodes', 'graph', graph, true) as typeof graph;
     s$u64[0] = BigInt(0);
     const asked = (native$ ??= binder.native('cudaGraphGetNodes'))(graph, null, s$bytes);
     if (asked !== 0) throw fail('cudaGraphGetNodes', asked);
@@ -127,7 +127,7 @@ function bind$cudaGraphGetRootNodes(): typeof cudaGraphGetRootNodes {
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudaGraphGetRootNodes(graph) {
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphGetRootNodes', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphGetRootNodes', 'graph', graph, true) as typeof graph;
     s$u64[0] = BigInt(0);
     const asked = (native$ ??= binder.native('cudaGraphGetRootNodes'))(graph, null, s$bytes);
     if (asked !== 0) throw fail('cudaGraphGetRootNodes', asked);
@@ -148,7 +148,7 @@ let cudaGraphHostNodeGetParams$c: NativeFunction | undefined;
  * @returns the value of `pNodeParams`: out `cudaHostNodeParams`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphHostNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaHostNodeParams {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphHostNodeGetParams', 'node', node, true) as typeof node;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphHostNodeGetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = new Uint8Array(16);
   const status = (cudaGraphHostNodeGetParams$c ??= binder.native('cudaGraphHostNodeGetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphHostNodeGetParams', status);
@@ -160,7 +160,7 @@ let cudaGraphHostNodeSetParams$c: NativeFunction | undefined;
  * @param pNodeParams in `const struct cudaHostNodeParams *`: a `cudaHostNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphHostNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaHostNodeParams | Uint8Array): void {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphHostNodeSetParams', 'node', node, true) as typeof node;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphHostNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphHostNodeSetParams', 'pNodeParams', records.cudaHostNodeParams(), pNodeParams, false);
   const status = (cudaGraphHostNodeSetParams$c ??= binder.native('cudaGraphHostNodeSetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphHostNodeSetParams', status);

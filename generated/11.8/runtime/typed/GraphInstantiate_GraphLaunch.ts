@@ -24,9 +24,9 @@ function bind$cudaGraphInstantiate(): typeof cudaGraphInstantiate {
   let native$: NativeFunction | undefined;
   return function cudaGraphInstantiate(graph, bufferSize) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiate', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphInstantiate', 'graph', graph, true) as typeof graph;
     s$f64[1] = 0;
-    if (typeof bufferSize !== 'number' || !(bufferSize >= 0 && bufferSize <= 9007199254740991) || bufferSize % 1 !== 0) int64Arg('cudaGraphInstantiate', 'bufferSize', bufferSize, false);
+    if (typeof bufferSize !== 'number' || !(bufferSize >= 0 && bufferSize <= 9007199254740991) || Math.floor(bufferSize) !== bufferSize) int64Arg('cudaGraphInstantiate', 'bufferSize', bufferSize, false);
     const pLogBuffer$ = new Uint8Array(Math.max(1, allocLength('cudaGraphInstantiate', 'bufferSize', bufferSize)));
     const status = (native$ ??= binder.native('cudaGraphInstantiate'))(s$slot0, graph, s$slot1, pLogBuffer$, bufferSize);
     if (status !== 0) throw fail('cudaGraphInstantiate', status);
@@ -50,8 +50,8 @@ function bind$cudaGraphInstantiateWithFlags(): typeof cudaGraphInstantiateWithFl
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphInstantiateWithFlags(graph, flags) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithFlags', 'graph', graph, true) as typeof graph;
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiateWithFlags', 'flags', flags, false);
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphInstantiateWithFlags', 'graph', graph, true) as typeof graph;
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cudaGraphInstantiateWithFlags', 'flags', flags, false);
     const status = (native$ ??= binder.native('cudaGraphInstantiateWithFlags'))(s$bytes, graph, flags);
     if (status !== 0) throw fail('cudaGraphInstantiateWithFlags', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -67,8 +67,8 @@ let cudaGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
  * @param hDst in `cudaGraphNode_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeCopyAttributes(hSrc: T.cudaGraphNode_t | null, hDst: T.cudaGraphNode_t | null): void {
-  if (typeof hSrc !== 'number' || !(hSrc >= 0 && hSrc <= 9007199254740991) || hSrc % 1 !== 0) hSrc = addressArg('cudaGraphKernelNodeCopyAttributes', 'hSrc', hSrc, true) as typeof hSrc;
-  if (typeof hDst !== 'number' || !(hDst >= 0 && hDst <= 9007199254740991) || hDst % 1 !== 0) hDst = addressArg('cudaGraphKernelNodeCopyAttributes', 'hDst', hDst, true) as typeof hDst;
+  if (typeof hSrc !== 'number' || !(hSrc >= 0 && hSrc <= 9007199254740991) || Math.floor(hSrc) !== hSrc) hSrc = addressArg('cudaGraphKernelNodeCopyAttributes', 'hSrc', hSrc, true) as typeof hSrc;
+  if (typeof hDst !== 'number' || !(hDst >= 0 && hDst <= 9007199254740991) || Math.floor(hDst) !== hDst) hDst = addressArg('cudaGraphKernelNodeCopyAttributes', 'hDst', hDst, true) as typeof hDst;
   const status = (cudaGraphKernelNodeCopyAttributes$c ??= binder.native('cudaGraphKernelNodeCopyAttributes'))(hSrc, hDst);
   if (status !== 0) throw fail('cudaGraphKernelNodeCopyAttributes', status);
 }
@@ -79,7 +79,7 @@ let cudaGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `value_out`: out `cudaLaunchAttributeValue`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaGraphKernelNodeGetAttribute', 'attr', 'i32', attr);
   const value_out$ = new Uint8Array(64);
   const status = (cudaGraphKernelNodeGetAttribute$c ??= binder.native('cudaGraphKernelNodeGetAttribute'))(hNode, attr, value_out$);
@@ -92,7 +92,7 @@ let cudaGraphKernelNodeGetParams$c: NativeFunction | undefined;
  * @returns the value of `pNodeParams`: out `cudaKernelNodeParams`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaKernelNodeParams {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphKernelNodeGetParams', 'node', node, true) as typeof node;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphKernelNodeGetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = new Uint8Array(56);
   const status = (cudaGraphKernelNodeGetParams$c ??= binder.native('cudaGraphKernelNodeGetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphKernelNodeGetParams', status);
@@ -105,7 +105,7 @@ let cudaGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
  * @param value in `const cudaLaunchAttributeValue *`: a `cudaLaunchAttributeValue` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | Uint8Array): void {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaGraphKernelNodeSetAttribute', 'attr', 'i32', attr);
   const value$ = recordArg('cudaGraphKernelNodeSetAttribute', 'value', records.cudaLaunchAttributeValue(), value, false);
   const status = (cudaGraphKernelNodeSetAttribute$c ??= binder.native('cudaGraphKernelNodeSetAttribute'))(hNode, attr, value$);
@@ -117,7 +117,7 @@ let cudaGraphKernelNodeSetParams$c: NativeFunction | undefined;
  * @param pNodeParams in `const struct cudaKernelNodeParams *`: a `cudaKernelNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaKernelNodeParams | Uint8Array): void {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphKernelNodeSetParams', 'node', node, true) as typeof node;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphKernelNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphKernelNodeSetParams', 'pNodeParams', records.cudaKernelNodeParams(), pNodeParams, false);
   const status = (cudaGraphKernelNodeSetParams$c ??= binder.native('cudaGraphKernelNodeSetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphKernelNodeSetParams', status);
@@ -128,8 +128,8 @@ let cudaGraphLaunch$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphLaunch(graphExec: T.cudaGraphExec_t | null, stream: T.cudaStream_t | null): void {
-  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cudaGraphLaunch', 'graphExec', graphExec, true) as typeof graphExec;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaGraphLaunch', 'stream', stream, true) as typeof stream;
+  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || Math.floor(graphExec) !== graphExec) graphExec = addressArg('cudaGraphLaunch', 'graphExec', graphExec, true) as typeof graphExec;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaGraphLaunch', 'stream', stream, true) as typeof stream;
   const status = (cudaGraphLaunch$c ??= binder.native('cudaGraphLaunch'))(graphExec, stream);
   if (status !== 0) throw fail('cudaGraphLaunch', status);
 }

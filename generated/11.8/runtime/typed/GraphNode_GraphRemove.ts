@@ -25,8 +25,8 @@ function bind$cudaGraphNodeFindInClone(): typeof cudaGraphNodeFindInClone {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphNodeFindInClone(originalNode, clonedGraph) {
     s$f64[0] = 0;
-    if (typeof originalNode !== 'number' || !(originalNode >= 0 && originalNode <= 9007199254740991) || originalNode % 1 !== 0) originalNode = addressArg('cudaGraphNodeFindInClone', 'originalNode', originalNode, true) as typeof originalNode;
-    if (typeof clonedGraph !== 'number' || !(clonedGraph >= 0 && clonedGraph <= 9007199254740991) || clonedGraph % 1 !== 0) clonedGraph = addressArg('cudaGraphNodeFindInClone', 'clonedGraph', clonedGraph, true) as typeof clonedGraph;
+    if (typeof originalNode !== 'number' || !(originalNode >= 0 && originalNode <= 9007199254740991) || Math.floor(originalNode) !== originalNode) originalNode = addressArg('cudaGraphNodeFindInClone', 'originalNode', originalNode, true) as typeof originalNode;
+    if (typeof clonedGraph !== 'number' || !(clonedGraph >= 0 && clonedGraph <= 9007199254740991) || Math.floor(clonedGraph) !== clonedGraph) clonedGraph = addressArg('cudaGraphNodeFindInClone', 'clonedGraph', clonedGraph, true) as typeof clonedGraph;
     const status = (native$ ??= binder.native('cudaGraphNodeFindInClone'))(s$bytes, originalNode, clonedGraph);
     if (status !== 0) throw fail('cudaGraphNodeFindInClone', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -50,7 +50,7 @@ function bind$cudaGraphNodeGetDependencies(): typeof cudaGraphNodeGetDependencie
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudaGraphNodeGetDependencies(node) {
-    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependencies', 'node', node, true) as typeof node;
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphNodeGetDependencies', 'node', node, true) as typeof node;
     s$u64[0] = BigInt(0);
     const asked = (native$ ??= binder.native('cudaGraphNodeGetDependencies'))(node, null, s$bytes);
     if (asked !== 0) throw fail('cudaGraphNodeGetDependencies', asked);
@@ -79,7 +79,7 @@ function bind$cudaGraphNodeGetDependentNodes(): typeof cudaGraphNodeGetDependent
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudaGraphNodeGetDependentNodes(node) {
-    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependentNodes', 'node', node, true) as typeof node;
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphNodeGetDependentNodes', 'node', node, true) as typeof node;
     s$u64[0] = BigInt(0);
     const asked = (native$ ??= binder.native('cudaGraphNodeGetDependentNodes'))(node, null, s$bytes);
     if (asked !== 0) throw fail('cudaGraphNodeGetDependentNodes', asked);
@@ -109,8 +109,8 @@ function bind$cudaGraphNodeGetEnabled(): typeof cudaGraphNodeGetEnabled {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudaGraphNodeGetEnabled(hGraphExec, hNode) {
-    if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphNodeGetEnabled', 'hNode', hNode, true) as typeof hNode;
+    if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphNodeGetEnabled', 'hNode', hNode, true) as typeof hNode;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaGraphNodeGetEnabled'))(hGraphExec, hNode, s$bytes);
     if (status !== 0) throw fail('cudaGraphNodeGetEnabled', status);
@@ -131,7 +131,7 @@ function bind$cudaGraphNodeGetType(): typeof cudaGraphNodeGetType {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudaGraphNodeGetType(node) {
-    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetType', 'node', node, true) as typeof node;
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphNodeGetType', 'node', node, true) as typeof node;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaGraphNodeGetType'))(node, s$bytes);
     if (status !== 0) throw fail('cudaGraphNodeGetType', status);
@@ -145,8 +145,8 @@ let cudaGraphNodeSetEnabled$c: NativeFunction | undefined;
  * @param isEnabled in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, isEnabled: number): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
   if (typeof isEnabled !== 'number' || (isEnabled >>> 0) !== isEnabled) throw intError('cudaGraphNodeSetEnabled', 'isEnabled', 'u32', isEnabled);
   const status = (cudaGraphNodeSetEnabled$c ??= binder.native('cudaGraphNodeSetEnabled'))(hGraphExec, hNode, isEnabled);
   if (status !== 0) throw fail('cudaGraphNodeSetEnabled', status);
@@ -158,8 +158,8 @@ let cudaGraphReleaseUserObject$c: NativeFunction | undefined;
  * @param count in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphReleaseUserObject(graph: T.cudaGraph_t | null, object: T.cudaUserObject_t | null, count: number): void {
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
-  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaGraphReleaseUserObject', 'object', object, true) as typeof object;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cudaGraphReleaseUserObject', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaGraphReleaseUserObject', 'count', 'u32', count);
   const status = (cudaGraphReleaseUserObject$c ??= binder.native('cudaGraphReleaseUserObject'))(graph, object, count);
   if (status !== 0) throw fail('cudaGraphReleaseUserObject', status);
@@ -172,10 +172,10 @@ let cudaGraphRemoveDependencies$c: NativeFunction | undefined;
  * @param numDependencies in `size_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphRemoveDependencies(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, numDependencies: T.Int64): void {
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphRemoveDependencies', 'graph', graph, true) as typeof graph;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphRemoveDependencies', 'graph', graph, true) as typeof graph;
   const from$ = scalarArrayArg('cudaGraphRemoveDependencies', 'from', 'address', from, true);
   const to$ = scalarArrayArg('cudaGraphRemoveDependencies', 'to', 'address', to, true);
-  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cudaGraphRemoveDependencies', 'numDependencies', numDependencies, false);
+  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || Math.floor(numDependencies) !== numDependencies) int64Arg('cudaGraphRemoveDependencies', 'numDependencies', numDependencies, false);
   const status = (cudaGraphRemoveDependencies$c ??= binder.native('cudaGraphRemoveDependencies'))(graph, from$.data, to$.data, numDependencies);
   if (status !== 0) throw fail('cudaGraphRemoveDependencies', status);
 }

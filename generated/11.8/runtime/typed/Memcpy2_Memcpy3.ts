@@ -21,11 +21,11 @@ let cudaMemcpy2D$c: NativeFunction | undefined;
 export function cudaMemcpy2D(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2D');
   pointerArg('cudaMemcpy2D', 'dst', dst, true);
-  if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || dpitch % 1 !== 0) int64Arg('cudaMemcpy2D', 'dpitch', dpitch, false);
+  if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || Math.floor(dpitch) !== dpitch) int64Arg('cudaMemcpy2D', 'dpitch', dpitch, false);
   pointerArg('cudaMemcpy2D', 'src', src, true);
-  if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || spitch % 1 !== 0) int64Arg('cudaMemcpy2D', 'spitch', spitch, false);
-  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2D', 'width', width, false);
-  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2D', 'height', height, false);
+  if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || Math.floor(spitch) !== spitch) int64Arg('cudaMemcpy2D', 'spitch', spitch, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || Math.floor(width) !== width) int64Arg('cudaMemcpy2D', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || Math.floor(height) !== height) int64Arg('cudaMemcpy2D', 'height', height, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy2D', 'kind', 'i32', kind);
   const status = (cudaMemcpy2D$c ??= binder.native('cudaMemcpy2D'))(dst, dpitch, src, spitch, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2D', status);
@@ -44,14 +44,14 @@ let cudaMemcpy2DArrayToArray$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t | null, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DArrayToArray');
-  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpy2DArrayToArray', 'dst', dst, true) as typeof dst;
-  if (typeof wOffsetDst !== 'number' || !(wOffsetDst >= 0 && wOffsetDst <= 9007199254740991) || wOffsetDst % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'wOffsetDst', wOffsetDst, false);
-  if (typeof hOffsetDst !== 'number' || !(hOffsetDst >= 0 && hOffsetDst <= 9007199254740991) || hOffsetDst % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'hOffsetDst', hOffsetDst, false);
-  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaMemcpy2DArrayToArray', 'src', src, true) as typeof src;
-  if (typeof wOffsetSrc !== 'number' || !(wOffsetSrc >= 0 && wOffsetSrc <= 9007199254740991) || wOffsetSrc % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'wOffsetSrc', wOffsetSrc, false);
-  if (typeof hOffsetSrc !== 'number' || !(hOffsetSrc >= 0 && hOffsetSrc <= 9007199254740991) || hOffsetSrc % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'hOffsetSrc', hOffsetSrc, false);
-  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'width', width, false);
-  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DArrayToArray', 'height', height, false);
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cudaMemcpy2DArrayToArray', 'dst', dst, true) as typeof dst;
+  if (typeof wOffsetDst !== 'number' || !(wOffsetDst >= 0 && wOffsetDst <= 9007199254740991) || Math.floor(wOffsetDst) !== wOffsetDst) int64Arg('cudaMemcpy2DArrayToArray', 'wOffsetDst', wOffsetDst, false);
+  if (typeof hOffsetDst !== 'number' || !(hOffsetDst >= 0 && hOffsetDst <= 9007199254740991) || Math.floor(hOffsetDst) !== hOffsetDst) int64Arg('cudaMemcpy2DArrayToArray', 'hOffsetDst', hOffsetDst, false);
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cudaMemcpy2DArrayToArray', 'src', src, true) as typeof src;
+  if (typeof wOffsetSrc !== 'number' || !(wOffsetSrc >= 0 && wOffsetSrc <= 9007199254740991) || Math.floor(wOffsetSrc) !== wOffsetSrc) int64Arg('cudaMemcpy2DArrayToArray', 'wOffsetSrc', wOffsetSrc, false);
+  if (typeof hOffsetSrc !== 'number' || !(hOffsetSrc >= 0 && hOffsetSrc <= 9007199254740991) || Math.floor(hOffsetSrc) !== hOffsetSrc) int64Arg('cudaMemcpy2DArrayToArray', 'hOffsetSrc', hOffsetSrc, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || Math.floor(width) !== width) int64Arg('cudaMemcpy2DArrayToArray', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || Math.floor(height) !== height) int64Arg('cudaMemcpy2DArrayToArray', 'height', height, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy2DArrayToArray', 'kind', 'i32', kind);
   const status = (cudaMemcpy2DArrayToArray$c ??= binder.native('cudaMemcpy2DArrayToArray'))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2DArrayToArray', status);
@@ -69,13 +69,13 @@ let cudaMemcpy2DAsync$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DAsync(dst: T.Pointer, dpitch: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemcpy2DAsync', 'dst', dst, true);
-  if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || dpitch % 1 !== 0) int64Arg('cudaMemcpy2DAsync', 'dpitch', dpitch, false);
+  if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || Math.floor(dpitch) !== dpitch) int64Arg('cudaMemcpy2DAsync', 'dpitch', dpitch, false);
   pointerArg('cudaMemcpy2DAsync', 'src', src, true);
-  if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || spitch % 1 !== 0) int64Arg('cudaMemcpy2DAsync', 'spitch', spitch, false);
-  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DAsync', 'width', width, false);
-  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DAsync', 'height', height, false);
+  if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || Math.floor(spitch) !== spitch) int64Arg('cudaMemcpy2DAsync', 'spitch', spitch, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || Math.floor(width) !== width) int64Arg('cudaMemcpy2DAsync', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || Math.floor(height) !== height) int64Arg('cudaMemcpy2DAsync', 'height', height, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy2DAsync', 'kind', 'i32', kind);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy2DAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemcpy2DAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpy2DAsync$c ??= binder.native('cudaMemcpy2DAsync'))(dst, dpitch, src, spitch, width, height, kind, stream);
   if (status !== 0) throw fail('cudaMemcpy2DAsync', status);
 }
@@ -93,12 +93,12 @@ let cudaMemcpy2DFromArray$c: NativeFunction | undefined;
 export function cudaMemcpy2DFromArray(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DFromArray');
   pointerArg('cudaMemcpy2DFromArray', 'dst', dst, true);
-  if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || dpitch % 1 !== 0) int64Arg('cudaMemcpy2DFromArray', 'dpitch', dpitch, false);
-  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaMemcpy2DFromArray', 'src', src, true) as typeof src;
-  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpy2DFromArray', 'wOffset', wOffset, false);
-  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpy2DFromArray', 'hOffset', hOffset, false);
-  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DFromArray', 'width', width, false);
-  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DFromArray', 'height', height, false);
+  if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || Math.floor(dpitch) !== dpitch) int64Arg('cudaMemcpy2DFromArray', 'dpitch', dpitch, false);
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cudaMemcpy2DFromArray', 'src', src, true) as typeof src;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || Math.floor(wOffset) !== wOffset) int64Arg('cudaMemcpy2DFromArray', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || Math.floor(hOffset) !== hOffset) int64Arg('cudaMemcpy2DFromArray', 'hOffset', hOffset, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || Math.floor(width) !== width) int64Arg('cudaMemcpy2DFromArray', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || Math.floor(height) !== height) int64Arg('cudaMemcpy2DFromArray', 'height', height, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy2DFromArray', 'kind', 'i32', kind);
   const status = (cudaMemcpy2DFromArray$c ??= binder.native('cudaMemcpy2DFromArray'))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2DFromArray', status);
@@ -117,14 +117,14 @@ let cudaMemcpy2DFromArrayAsync$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DFromArrayAsync(dst: T.Pointer, dpitch: T.Int64, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemcpy2DFromArrayAsync', 'dst', dst, true);
-  if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || dpitch % 1 !== 0) int64Arg('cudaMemcpy2DFromArrayAsync', 'dpitch', dpitch, false);
-  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaMemcpy2DFromArrayAsync', 'src', src, true) as typeof src;
-  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpy2DFromArrayAsync', 'wOffset', wOffset, false);
-  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpy2DFromArrayAsync', 'hOffset', hOffset, false);
-  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DFromArrayAsync', 'width', width, false);
-  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DFromArrayAsync', 'height', height, false);
+  if (typeof dpitch !== 'number' || !(dpitch >= 0 && dpitch <= 9007199254740991) || Math.floor(dpitch) !== dpitch) int64Arg('cudaMemcpy2DFromArrayAsync', 'dpitch', dpitch, false);
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cudaMemcpy2DFromArrayAsync', 'src', src, true) as typeof src;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || Math.floor(wOffset) !== wOffset) int64Arg('cudaMemcpy2DFromArrayAsync', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || Math.floor(hOffset) !== hOffset) int64Arg('cudaMemcpy2DFromArrayAsync', 'hOffset', hOffset, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || Math.floor(width) !== width) int64Arg('cudaMemcpy2DFromArrayAsync', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || Math.floor(height) !== height) int64Arg('cudaMemcpy2DFromArrayAsync', 'height', height, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy2DFromArrayAsync', 'kind', 'i32', kind);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy2DFromArrayAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemcpy2DFromArrayAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpy2DFromArrayAsync$c ??= binder.native('cudaMemcpy2DFromArrayAsync'))(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
   if (status !== 0) throw fail('cudaMemcpy2DFromArrayAsync', status);
 }
@@ -141,13 +141,13 @@ let cudaMemcpy2DToArray$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DToArray(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy2DToArray');
-  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpy2DToArray', 'dst', dst, true) as typeof dst;
-  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpy2DToArray', 'wOffset', wOffset, false);
-  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpy2DToArray', 'hOffset', hOffset, false);
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cudaMemcpy2DToArray', 'dst', dst, true) as typeof dst;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || Math.floor(wOffset) !== wOffset) int64Arg('cudaMemcpy2DToArray', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || Math.floor(hOffset) !== hOffset) int64Arg('cudaMemcpy2DToArray', 'hOffset', hOffset, false);
   pointerArg('cudaMemcpy2DToArray', 'src', src, true);
-  if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || spitch % 1 !== 0) int64Arg('cudaMemcpy2DToArray', 'spitch', spitch, false);
-  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DToArray', 'width', width, false);
-  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DToArray', 'height', height, false);
+  if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || Math.floor(spitch) !== spitch) int64Arg('cudaMemcpy2DToArray', 'spitch', spitch, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || Math.floor(width) !== width) int64Arg('cudaMemcpy2DToArray', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || Math.floor(height) !== height) int64Arg('cudaMemcpy2DToArray', 'height', height, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy2DToArray', 'kind', 'i32', kind);
   const status = (cudaMemcpy2DToArray$c ??= binder.native('cudaMemcpy2DToArray'))(dst, wOffset, hOffset, src, spitch, width, height, kind);
   if (status !== 0) throw fail('cudaMemcpy2DToArray', status);
@@ -165,15 +165,15 @@ let cudaMemcpy2DToArrayAsync$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy2DToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, spitch: T.Int64, width: T.Int64, height: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
-  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpy2DToArrayAsync', 'dst', dst, true) as typeof dst;
-  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpy2DToArrayAsync', 'wOffset', wOffset, false);
-  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpy2DToArrayAsync', 'hOffset', hOffset, false);
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cudaMemcpy2DToArrayAsync', 'dst', dst, true) as typeof dst;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || Math.floor(wOffset) !== wOffset) int64Arg('cudaMemcpy2DToArrayAsync', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || Math.floor(hOffset) !== hOffset) int64Arg('cudaMemcpy2DToArrayAsync', 'hOffset', hOffset, false);
   pointerArg('cudaMemcpy2DToArrayAsync', 'src', src, true);
-  if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || spitch % 1 !== 0) int64Arg('cudaMemcpy2DToArrayAsync', 'spitch', spitch, false);
-  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemcpy2DToArrayAsync', 'width', width, false);
-  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemcpy2DToArrayAsync', 'height', height, false);
+  if (typeof spitch !== 'number' || !(spitch >= 0 && spitch <= 9007199254740991) || Math.floor(spitch) !== spitch) int64Arg('cudaMemcpy2DToArrayAsync', 'spitch', spitch, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || Math.floor(width) !== width) int64Arg('cudaMemcpy2DToArrayAsync', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || Math.floor(height) !== height) int64Arg('cudaMemcpy2DToArrayAsync', 'height', height, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy2DToArrayAsync', 'kind', 'i32', kind);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy2DToArrayAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemcpy2DToArrayAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpy2DToArrayAsync$c ??= binder.native('cudaMemcpy2DToArrayAsync'))(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
   if (status !== 0) throw fail('cudaMemcpy2DToArrayAsync', status);
 }
@@ -194,7 +194,7 @@ let cudaMemcpy3DAsync$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DAsync(p: T.cudaMemcpy3DParms | Uint8Array, stream: T.cudaStream_t | null): void {
   const p$ = recordArg('cudaMemcpy3DAsync', 'p', records.cudaMemcpy3DParms(), p, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy3DAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemcpy3DAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpy3DAsync$c ??= binder.native('cudaMemcpy3DAsync'))(p$, stream);
   if (status !== 0) throw fail('cudaMemcpy3DAsync', status);
 }
@@ -215,7 +215,7 @@ let cudaMemcpy3DPeerAsync$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy3DPeerAsync(p: T.cudaMemcpy3DPeerParms | Uint8Array, stream: T.cudaStream_t | null): void {
   const p$ = recordArg('cudaMemcpy3DPeerAsync', 'p', records.cudaMemcpy3DPeerParms(), p, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpy3DPeerAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemcpy3DPeerAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpy3DPeerAsync$c ??= binder.native('cudaMemcpy3DPeerAsync'))(p$, stream);
   if (status !== 0) throw fail('cudaMemcpy3DPeerAsync', status);
 }

@@ -104,7 +104,7 @@ let cudaSignalExternalSemaphoresAsync$c: NativeFunction | undefined;
 export function cudaSignalExternalSemaphoresAsync(extSemArray: readonly (T.cudaExternalSemaphore_t)[] | BigUint64Array, paramsArray: T.cudaExternalSemaphoreSignalParams | Uint8Array, stream: T.cudaStream_t | null): void {
   const extSemArray$ = scalarArrayArg('cudaSignalExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
   const paramsArray$ = recordArg('cudaSignalExternalSemaphoresAsync', 'paramsArray', records.cudaExternalSemaphoreSignalParams(), paramsArray, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaSignalExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaSignalExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
   const numExtSems$n = extSemArray$.count;
   const status = (cudaSignalExternalSemaphoresAsync$c ??= binder.native('cudaSignalExternalSemaphoresAsync'))(extSemArray$.data, paramsArray$, numExtSems$n, stream);
   if (status !== 0) throw fail('cudaSignalExternalSemaphoresAsync', status);
@@ -117,7 +117,7 @@ let cudaStreamAddCallback$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamAddCallback(stream: T.cudaStream_t | null, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamAddCallback', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamAddCallback', 'stream', stream, true) as typeof stream;
   if (typeof callback !== 'function') callbackArg('cudaStreamAddCallback', 'callback', callback, true);
   pointerArg('cudaStreamAddCallback', 'userData', userData, true);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamAddCallback', 'flags', 'u32', flags);
@@ -137,9 +137,9 @@ let cudaStreamAttachMemAsync$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamAttachMemAsync(stream: T.cudaStream_t | null, devPtr: T.Pointer, length: T.Int64, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamAttachMemAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamAttachMemAsync', 'stream', stream, true) as typeof stream;
   pointerArg('cudaStreamAttachMemAsync', 'devPtr', devPtr, true);
-  if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || length % 1 !== 0) int64Arg('cudaStreamAttachMemAsync', 'length', length, false);
+  if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || Math.floor(length) !== length) int64Arg('cudaStreamAttachMemAsync', 'length', length, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamAttachMemAsync', 'flags', 'u32', flags);
   const status = (cudaStreamAttachMemAsync$c ??= binder.native('cudaStreamAttachMemAsync'))(stream, devPtr, length, flags);
   if (status !== 0) throw fail('cudaStreamAttachMemAsync', status);
@@ -150,7 +150,7 @@ let cudaStreamBeginCapture$c: NativeFunction | undefined;
  * @param mode in `enum cudaStreamCaptureMode`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamBeginCapture(stream: T.cudaStream_t | null, mode: T.cudaStreamCaptureMode): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamBeginCapture', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamBeginCapture', 'stream', stream, true) as typeof stream;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudaStreamBeginCapture', 'mode', 'i32', mode);
   const status = (cudaStreamBeginCapture$c ??= binder.native('cudaStreamBeginCapture'))(stream, mode);
   if (status !== 0) throw fail('cudaStreamBeginCapture', status);
@@ -161,8 +161,8 @@ let cudaStreamCopyAttributes$c: NativeFunction | undefined;
  * @param src in `cudaStream_t`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamCopyAttributes(dst: T.cudaStream_t | null, src: T.cudaStream_t | null): void {
-  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaStreamCopyAttributes', 'dst', dst, true) as typeof dst;
-  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaStreamCopyAttributes', 'src', src, true) as typeof src;
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cudaStreamCopyAttributes', 'dst', dst, true) as typeof dst;
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cudaStreamCopyAttributes', 'src', src, true) as typeof src;
   const status = (cudaStreamCopyAttributes$c ??= binder.native('cudaStreamCopyAttributes'))(dst, src);
   if (status !== 0) throw fail('cudaStreamCopyAttributes', status);
 }
@@ -249,7 +249,7 @@ let cudaStreamDestroy$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamDestroy(stream: T.cudaStream_t | null): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamDestroy', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamDestroy', 'stream', stream, true) as typeof stream;
   const status = (cudaStreamDestroy$c ??= binder.native('cudaStreamDestroy'))(stream);
   if (status !== 0) throw fail('cudaStreamDestroy', status);
 }
@@ -268,7 +268,7 @@ function bind$cudaStreamEndCapture(): typeof cudaStreamEndCapture {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaStreamEndCapture(stream) {
-    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamEndCapture', 'stream', stream, true) as typeof stream;
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamEndCapture', 'stream', stream, true) as typeof stream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaStreamEndCapture'))(stream, s$bytes);
     if (status !== 0) throw fail('cudaStreamEndCapture', status);
@@ -286,7 +286,7 @@ let cudaStreamGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `value_out`: out `cudaLaunchAttributeValue`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamGetAttribute(hStream: T.cudaStream_t | null, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetAttribute', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cudaStreamGetAttribute', 'hStream', hStream, true) as typeof hStream;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaStreamGetAttribute', 'attr', 'i32', attr);
   const value_out$ = new Uint8Array(64);
   const status = (cudaStreamGetAttribute$c ??= binder.native('cudaStreamGetAttribute'))(hStream, attr, value_out$);
@@ -307,7 +307,7 @@ function bind$cudaStreamGetCaptureInfo(): typeof cudaStreamGetCaptureInfo {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function cudaStreamGetCaptureInfo(stream) {
-    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamGetCaptureInfo', 'stream', stream, true) as typeof stream;
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamGetCaptureInfo', 'stream', stream, true) as typeof stream;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cudaStreamGetCaptureInfo'))(stream, s$slot0, s$slot1);
@@ -329,7 +329,7 @@ function bind$cudaStreamGetCaptureInfo_v2(): typeof cudaStreamGetCaptureInfo_v2 
   const s$f64 = s.f64, s$u64 = s.u64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudaStreamGetCaptureInfo_v2(stream) {
-    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamGetCaptureInfo_v2', 'stream', stream, true) as typeof stream;
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamGetCaptureInfo_v2', 'stream', stream, true) as typeof stream;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -361,7 +361,7 @@ function bind$cudaStreamGetFlags(): typeof cudaStreamGetFlags {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudaStreamGetFlags(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cudaStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaStreamGetFlags'))(hStream, s$bytes);
     if (status !== 0) throw fail('cudaStreamGetFlags', status);
@@ -382,7 +382,7 @@ function bind$cudaStreamGetPriority(): typeof cudaStreamGetPriority {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudaStreamGetPriority(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cudaStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaStreamGetPriority'))(hStream, s$bytes);
     if (status !== 0) throw fail('cudaStreamGetPriority', status);
@@ -403,7 +403,7 @@ function bind$cudaStreamIsCapturing(): typeof cudaStreamIsCapturing {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudaStreamIsCapturing(stream) {
-    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamIsCapturing', 'stream', stream, true) as typeof stream;
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamIsCapturing', 'stream', stream, true) as typeof stream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaStreamIsCapturing'))(stream, s$bytes);
     if (status !== 0) throw fail('cudaStreamIsCapturing', status);
@@ -415,7 +415,7 @@ let cudaStreamQuery$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamQuery(stream: T.cudaStream_t | null): T.cudaError_t {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamQuery', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamQuery', 'stream', stream, true) as typeof stream;
   const status = (cudaStreamQuery$c ??= binder.native('cudaStreamQuery'))(stream);
   if (status !== 0 && status !== 600) throw fail('cudaStreamQuery', status);
   return status;
@@ -427,7 +427,7 @@ let cudaStreamSetAttribute$c: NativeFunction | undefined;
  * @param value in `const cudaLaunchAttributeValue *`: a `cudaLaunchAttributeValue` object or its bytes.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamSetAttribute(hStream: T.cudaStream_t | null, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | Uint8Array): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaStreamSetAttribute', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cudaStreamSetAttribute', 'hStream', hStream, true) as typeof hStream;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaStreamSetAttribute', 'attr', 'i32', attr);
   const value$ = recordArg('cudaStreamSetAttribute', 'value', records.cudaLaunchAttributeValue(), value, false);
   const status = (cudaStreamSetAttribute$c ??= binder.native('cudaStreamSetAttribute'))(hStream, attr, value$);
@@ -439,7 +439,7 @@ let cudaStreamSynchronize$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamSynchronize(stream: T.cudaStream_t | null): void {
   assertMayBlock('cudaStreamSynchronize');
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamSynchronize', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamSynchronize', 'stream', stream, true) as typeof stream;
   const status = (cudaStreamSynchronize$c ??= binder.native('cudaStreamSynchronize'))(stream);
   if (status !== 0) throw fail('cudaStreamSynchronize', status);
 }
@@ -450,7 +450,7 @@ let cudaStreamUpdateCaptureDependencies$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamUpdateCaptureDependencies(stream: T.cudaStream_t | null, dependencies: readonly (T.cudaGraphNode_t)[] | BigUint64Array, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamUpdateCaptureDependencies', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamUpdateCaptureDependencies', 'stream', stream, true) as typeof stream;
   const dependencies$ = scalarArrayArg('cudaStreamUpdateCaptureDependencies', 'dependencies', 'address', dependencies, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamUpdateCaptureDependencies', 'flags', 'u32', flags);
   const numDependencies$n = dependencies$.count;
@@ -464,8 +464,8 @@ let cudaStreamWaitEvent$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_STREAM`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__STREAM.html). */
 export function cudaStreamWaitEvent(stream: T.cudaStream_t | null, event: T.cudaEvent_t | null, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaStreamWaitEvent', 'stream', stream, true) as typeof stream;
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaStreamWaitEvent', 'event', event, true) as typeof event;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaStreamWaitEvent', 'stream', stream, true) as typeof stream;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaStreamWaitEvent', 'event', event, true) as typeof event;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaStreamWaitEvent', 'flags', 'u32', flags);
   const status = (cudaStreamWaitEvent$c ??= binder.native('cudaStreamWaitEvent'))(stream, event, flags);
   if (status !== 0) throw fail('cudaStreamWaitEvent', status);

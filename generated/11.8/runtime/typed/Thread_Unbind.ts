@@ -102,7 +102,7 @@ let cudaThreadSetLimit$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaThreadSetLimit', 'limit', 'i32', limit);
-  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cudaThreadSetLimit', 'value', value, false);
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cudaThreadSetLimit', 'value', value, false);
   const status = (cudaThreadSetLimit$c ??= binder.native('cudaThreadSetLimit'))(limit, value);
   if (status !== 0) throw fail('cudaThreadSetLimit', status);
 }

@@ -51,7 +51,7 @@ let cudaUserObjectRelease$c: NativeFunction | undefined;
  * @param count in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRelease(object: T.cudaUserObject_t | null, count: number): void {
-  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaUserObjectRelease', 'object', object, true) as typeof object;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cudaUserObjectRelease', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaUserObjectRelease', 'count', 'u32', count);
   const status = (cudaUserObjectRelease$c ??= binder.native('cudaUserObjectRelease'))(object, count);
   if (status !== 0) throw fail('cudaUserObjectRelease', status);
@@ -62,7 +62,7 @@ let cudaUserObjectRetain$c: NativeFunction | undefined;
  * @param count in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRetain(object: T.cudaUserObject_t | null, count: number): void {
-  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaUserObjectRetain', 'object', object, true) as typeof object;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cudaUserObjectRetain', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaUserObjectRetain', 'count', 'u32', count);
   const status = (cudaUserObjectRetain$c ??= binder.native('cudaUserObjectRetain'))(object, count);
   if (status !== 0) throw fail('cudaUserObjectRetain', status);
@@ -76,7 +76,7 @@ let cudaWaitExternalSemaphoresAsync$c: NativeFunction | undefined;
 export function cudaWaitExternalSemaphoresAsync(extSemArray: readonly (T.cudaExternalSemaphore_t)[] | BigUint64Array, paramsArray: T.cudaExternalSemaphoreWaitParams | Uint8Array, stream: T.cudaStream_t | null): void {
   const extSemArray$ = scalarArrayArg('cudaWaitExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
   const paramsArray$ = recordArg('cudaWaitExternalSemaphoresAsync', 'paramsArray', records.cudaExternalSemaphoreWaitParams(), paramsArray, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaWaitExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaWaitExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
   const numExtSems$n = extSemArray$.count;
   const status = (cudaWaitExternalSemaphoresAsync$c ??= binder.native('cudaWaitExternalSemaphoresAsync'))(extSemArray$.data, paramsArray$, numExtSems$n, stream);
   if (status !== 0) throw fail('cudaWaitExternalSemaphoresAsync', status);

@@ -30,7 +30,7 @@ function bind$cublasChemv(): typeof cublasChemv {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasChemv(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChemv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasChemv', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChemv', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasChemv', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasChemv', 'alpha', 'c64', 'either', alpha, s$slot0);
@@ -68,17 +68,17 @@ function bind$cublasChemv_v2_64(): typeof cublasChemv_v2_64 {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasChemv_v2_64(handle, uplo, n_, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasChemv_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasChemv_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasChemv_v2_64', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasChemv_v2_64', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasChemv_v2_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasChemv_v2_64', 'alpha', 'c64', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasChemv_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasChemv_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasChemv_v2_64', 'lda', lda, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasChemv_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasChemv_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasChemv_v2_64', 'incx', incx, true);
     const beta$ = scalarArg('cublasChemv_v2_64', 'beta', 'c64', 'either', beta, s$slot1);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasChemv_v2_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasChemv_v2_64', 'incy', incy, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasChemv_v2_64', 'incy', incy, true);
     const status = (native$ ??= binder.native('cublasChemv_v2_64'))(handle, uplo, n_, alpha$, A$, lda, x$, incx, beta$, y$, incy);
     if (status !== 0) throw fail('cublasChemv_v2_64', status);
   };
@@ -102,7 +102,7 @@ function bind$cublasCher(): typeof cublasCher {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasCher(handle, uplo, n_, alpha, x, incx, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCher', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCher', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCher', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasCher', 'alpha', 'f32', 'either', alpha, s$slot0);
@@ -135,7 +135,7 @@ function bind$cublasCher2(): typeof cublasCher2 {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasCher2(handle, uplo, n_, alpha, x, incx, y, incy, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher2', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCher2', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCher2', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCher2', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasCher2', 'alpha', 'c64', 'either', alpha, s$slot0);
@@ -171,16 +171,16 @@ function bind$cublasCher2_v2_64(): typeof cublasCher2_v2_64 {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasCher2_v2_64(handle, uplo, n_, alpha, x, incx, y, incy, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher2_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCher2_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCher2_v2_64', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCher2_v2_64', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasCher2_v2_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasCher2_v2_64', 'alpha', 'c64', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCher2_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCher2_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasCher2_v2_64', 'incx', incx, true);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasCher2_v2_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasCher2_v2_64', 'incy', incy, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasCher2_v2_64', 'incy', incy, true);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCher2_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCher2_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasCher2_v2_64', 'lda', lda, true);
     const status = (native$ ??= binder.native('cublasCher2_v2_64'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, A$, lda);
     if (status !== 0) throw fail('cublasCher2_v2_64', status);
   };
@@ -209,7 +209,7 @@ function bind$cublasCher2k(): typeof cublasCher2k {
   const s$slot0 = s.slot(0), s$f32 = s.f32, s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasCher2k(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher2k', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCher2k', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCher2k', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCher2k', 'trans', 'i32', trans);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasCher2k', 'n', 'i32', n_);
@@ -251,19 +251,19 @@ function bind$cublasCher2k_v2_64(): typeof cublasCher2k_v2_64 {
   const s$slot0 = s.slot(0), s$f32 = s.f32, s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasCher2k_v2_64(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher2k_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCher2k_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCher2k_v2_64', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasCher2k_v2_64', 'trans', 'i32', trans);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCher2k_v2_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasCher2k_v2_64', 'k', k, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasCher2k_v2_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasCher2k_v2_64', 'k', k, true);
     const alpha$ = scalarArg('cublasCher2k_v2_64', 'alpha', 'c64', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCher2k_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCher2k_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasCher2k_v2_64', 'lda', lda, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasCher2k_v2_64', 'B', B, true);
-    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasCher2k_v2_64', 'ldb', ldb, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasCher2k_v2_64', 'ldb', ldb, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasCher2k_v2_64', 'beta', 'f32', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasCher2k_v2_64', 'C', C, true);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasCher2k_v2_64', 'ldc', ldc, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasCher2k_v2_64', 'ldc', ldc, true);
     const status = (native$ ??= binder.native('cublasCher2k_v2_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta$, C$, ldc);
     if (status !== 0) throw fail('cublasCher2k_v2_64', status);
   };
@@ -288,14 +288,14 @@ function bind$cublasCher_v2_64(): typeof cublasCher_v2_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasCher_v2_64(handle, uplo, n_, alpha, x, incx, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasCher_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasCher_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasCher_v2_64', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasCher_v2_64', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasCher_v2_64', 'n', n_, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasCher_v2_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasCher_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasCher_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasCher_v2_64', 'incx', incx, true);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasCher_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasCher_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasCher_v2_64', 'lda', lda, true);
     const status = (native$ ??= binder.native('cublasCher_v2_64'))(handle, uplo, n_, alpha$, x$, incx, A$, lda);
     if (status !== 0) throw fail('cublasCher_v2_64', status);
   };

@@ -27,7 +27,7 @@ function bind$cublasDsyr(): typeof cublasDsyr {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasDsyr(handle, uplo, n_, alpha, x, incx, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDsyr', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDsyr', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasDsyr', 'alpha', 'f64', 'either', alpha, s$slot0);
@@ -60,7 +60,7 @@ function bind$cublasDsyr2(): typeof cublasDsyr2 {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasDsyr2(handle, uplo, n_, alpha, x, incx, y, incy, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr2', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDsyr2', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr2', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDsyr2', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasDsyr2', 'alpha', 'f64', 'either', alpha, s$slot0);
@@ -96,16 +96,16 @@ function bind$cublasDsyr2_v2_64(): typeof cublasDsyr2_v2_64 {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasDsyr2_v2_64(handle, uplo, n_, alpha, x, incx, y, incy, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr2_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDsyr2_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr2_v2_64', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDsyr2_v2_64', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDsyr2_v2_64', 'n', n_, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasDsyr2_v2_64', 'alpha', 'f64', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDsyr2_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasDsyr2_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasDsyr2_v2_64', 'incx', incx, true);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasDsyr2_v2_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasDsyr2_v2_64', 'incy', incy, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasDsyr2_v2_64', 'incy', incy, true);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasDsyr2_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasDsyr2_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasDsyr2_v2_64', 'lda', lda, true);
     const status = (native$ ??= binder.native('cublasDsyr2_v2_64'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, A$, lda);
     if (status !== 0) throw fail('cublasDsyr2_v2_64', status);
   };
@@ -134,7 +134,7 @@ function bind$cublasDsyr2k(): typeof cublasDsyr2k {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasDsyr2k(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr2k', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDsyr2k', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr2k', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDsyr2k', 'trans', 'i32', trans);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDsyr2k', 'n', 'i32', n_);
@@ -176,19 +176,19 @@ function bind$cublasDsyr2k_v2_64(): typeof cublasDsyr2k_v2_64 {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasDsyr2k_v2_64(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr2k_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDsyr2k_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr2k_v2_64', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDsyr2k_v2_64', 'trans', 'i32', trans);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDsyr2k_v2_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasDsyr2k_v2_64', 'k', k, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDsyr2k_v2_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasDsyr2k_v2_64', 'k', k, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasDsyr2k_v2_64', 'alpha', 'f64', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasDsyr2k_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasDsyr2k_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasDsyr2k_v2_64', 'lda', lda, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasDsyr2k_v2_64', 'B', B, true);
-    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasDsyr2k_v2_64', 'ldb', ldb, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasDsyr2k_v2_64', 'ldb', ldb, true);
     const beta$ = typeof beta === 'number' ? ((s$f64[1] = beta), s$slot1) : scalarArg('cublasDsyr2k_v2_64', 'beta', 'f64', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasDsyr2k_v2_64', 'C', C, true);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasDsyr2k_v2_64', 'ldc', ldc, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasDsyr2k_v2_64', 'ldc', ldc, true);
     const status = (native$ ??= binder.native('cublasDsyr2k_v2_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta$, C$, ldc);
     if (status !== 0) throw fail('cublasDsyr2k_v2_64', status);
   };
@@ -213,14 +213,14 @@ function bind$cublasDsyr_v2_64(): typeof cublasDsyr_v2_64 {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasDsyr_v2_64(handle, uplo, n_, alpha, x, incx, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyr_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDsyr_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyr_v2_64', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDsyr_v2_64', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDsyr_v2_64', 'n', n_, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasDsyr_v2_64', 'alpha', 'f64', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDsyr_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasDsyr_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasDsyr_v2_64', 'incx', incx, true);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasDsyr_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasDsyr_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasDsyr_v2_64', 'lda', lda, true);
     const status = (native$ ??= binder.native('cublasDsyr_v2_64'))(handle, uplo, n_, alpha$, x$, incx, A$, lda);
     if (status !== 0) throw fail('cublasDsyr_v2_64', status);
   };
@@ -247,7 +247,7 @@ function bind$cublasDsyrk(): typeof cublasDsyrk {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasDsyrk(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyrk', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDsyrk', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyrk', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDsyrk', 'trans', 'i32', trans);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDsyrk', 'n', 'i32', n_);
@@ -285,17 +285,17 @@ function bind$cublasDsyrk_v2_64(): typeof cublasDsyrk_v2_64 {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasDsyrk_v2_64(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDsyrk_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDsyrk_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDsyrk_v2_64', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDsyrk_v2_64', 'trans', 'i32', trans);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDsyrk_v2_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasDsyrk_v2_64', 'k', k, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDsyrk_v2_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasDsyrk_v2_64', 'k', k, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasDsyrk_v2_64', 'alpha', 'f64', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasDsyrk_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasDsyrk_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasDsyrk_v2_64', 'lda', lda, true);
     const beta$ = typeof beta === 'number' ? ((s$f64[1] = beta), s$slot1) : scalarArg('cublasDsyrk_v2_64', 'beta', 'f64', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasDsyrk_v2_64', 'C', C, true);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasDsyrk_v2_64', 'ldc', ldc, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasDsyrk_v2_64', 'ldc', ldc, true);
     const status = (native$ ??= binder.native('cublasDsyrk_v2_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, beta$, C$, ldc);
     if (status !== 0) throw fail('cublasDsyrk_v2_64', status);
   };

@@ -20,7 +20,7 @@ let cublasDtrsv$c: NativeFunction | undefined;
  * @param x in/out `double *`: device memory.
  * @param incx in `int`. */
 export function cublasDtrsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrsv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtrsv', 'diag', 'i32', diag);
@@ -45,15 +45,15 @@ let cublasDtrsv_v2_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasDtrsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrsv_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrsv_v2_64', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasDtrsv_v2_64', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasDtrsv_v2_64', 'diag', 'i32', diag);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDtrsv_v2_64', 'n', n_, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDtrsv_v2_64', 'n', n_, true);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasDtrsv_v2_64', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasDtrsv_v2_64', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasDtrsv_v2_64', 'lda', lda, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDtrsv_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasDtrsv_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasDtrsv_v2_64', 'incx', incx, true);
   const status = (cublasDtrsv_v2_64$c ??= binder.native('cublasDtrsv_v2_64'))(handle, uplo, trans, diag, n_, A$, lda, x$, incx);
   if (status !== 0) throw fail('cublasDtrsv_v2_64', status);
 }
@@ -66,7 +66,7 @@ let cublasDtrttp$c: NativeFunction | undefined;
  * @param lda in `int`.
  * @param AP in/out `double *`: device memory. */
 export function cublasDtrttp(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, AP: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDtrttp', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDtrttp', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasDtrttp', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDtrttp', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasDtrttp', 'A', A, true);
@@ -83,7 +83,7 @@ let cublasDzasum$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `double *`: host or device memory. */
 export function cublasDzasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDzasum', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDzasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDzasum', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDzasum', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDzasum', 'incx', 'i32', incx);
@@ -100,10 +100,10 @@ let cublasDzasum_v2_64$c: NativeFunction | undefined;
  * @param result_ out `double *`: host or device memory.
  * @remarks Since CUDA 12.5. */
 export function cublasDzasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDzasum_v2_64', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDzasum_v2_64', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDzasum_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDzasum_v2_64', 'n', n_, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDzasum_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasDzasum_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasDzasum_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasDzasum_v2_64', 'result', result_, true);
   const status = (cublasDzasum_v2_64$c ??= binder.native('cublasDzasum_v2_64'))(handle, n_, x$, incx, result_$);
   if (status !== 0) throw fail('cublasDzasum_v2_64', status);
@@ -116,7 +116,7 @@ let cublasDznrm2$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `double *`: host or device memory. */
 export function cublasDznrm2(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDznrm2', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDznrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasDznrm2', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDznrm2', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasDznrm2', 'incx', 'i32', incx);
@@ -133,10 +133,10 @@ let cublasDznrm2_v2_64$c: NativeFunction | undefined;
  * @param result_ out `double *`: host or device memory.
  * @remarks Since CUDA 12.5. */
 export function cublasDznrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasDznrm2_v2_64', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasDznrm2_v2_64', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasDznrm2_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasDznrm2_v2_64', 'n', n_, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasDznrm2_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasDznrm2_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasDznrm2_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasDznrm2_v2_64', 'result', result_, true);
   const status = (cublasDznrm2_v2_64$c ??= binder.native('cublasDznrm2_v2_64'))(handle, n_, x$, incx, result_$);
   if (status !== 0) throw fail('cublasDznrm2_v2_64', status);
@@ -172,7 +172,7 @@ function bind$cublasGemmBatchedEx(): typeof cublasGemmBatchedEx {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasGemmBatchedEx(handle, transa, transb, m, n_, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmBatchedEx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmBatchedEx', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmBatchedEx', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmBatchedEx', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasGemmBatchedEx', 'm', 'i32', m);
@@ -228,24 +228,24 @@ function bind$cublasGemmBatchedEx_64(): typeof cublasGemmBatchedEx_64 {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasGemmBatchedEx_64(handle, transa, transb, m, n_, k, alpha, Aarray, Atype, lda, Barray, Btype, ldb, beta, Carray, Ctype, ldc, batchCount, computeType, algo) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmBatchedEx_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmBatchedEx_64', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmBatchedEx_64', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmBatchedEx_64', 'transb', 'i32', transb);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasGemmBatchedEx_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasGemmBatchedEx_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasGemmBatchedEx_64', 'k', k, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasGemmBatchedEx_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasGemmBatchedEx_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasGemmBatchedEx_64', 'k', k, true);
     const alpha$ = scalarArg('cublasGemmBatchedEx_64', 'alpha', 'untyped', 'either', alpha, s$slot0);
     const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Aarray % 1 === 0 ? Aarray : deviceArg('cublasGemmBatchedEx_64', 'Aarray', Aarray, true);
     if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasGemmBatchedEx_64', 'Atype', 'i32', Atype);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasGemmBatchedEx_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasGemmBatchedEx_64', 'lda', lda, true);
     const Barray$ = typeof Barray === 'number' && Barray >= 0 && Barray <= 9007199254740991 && Barray % 1 === 0 ? Barray : deviceArg('cublasGemmBatchedEx_64', 'Barray', Barray, true);
     if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasGemmBatchedEx_64', 'Btype', 'i32', Btype);
-    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasGemmBatchedEx_64', 'ldb', ldb, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasGemmBatchedEx_64', 'ldb', ldb, true);
     const beta$ = scalarArg('cublasGemmBatchedEx_64', 'beta', 'untyped', 'either', beta, s$slot1);
     const Carray$ = typeof Carray === 'number' && Carray >= 0 && Carray <= 9007199254740991 && Carray % 1 === 0 ? Carray : deviceArg('cublasGemmBatchedEx_64', 'Carray', Carray, true);
     if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasGemmBatchedEx_64', 'Ctype', 'i32', Ctype);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasGemmBatchedEx_64', 'ldc', ldc, true);
-    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasGemmBatchedEx_64', 'batchCount', batchCount, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasGemmBatchedEx_64', 'ldc', ldc, true);
+    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || Math.floor(batchCount) !== batchCount) int64Arg('cublasGemmBatchedEx_64', 'batchCount', batchCount, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasGemmBatchedEx_64', 'computeType', 'i32', computeType);
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cublasGemmBatchedEx_64', 'algo', 'i32', algo);
     const status = (native$ ??= binder.native('cublasGemmBatchedEx_64'))(handle, transa, transb, m, n_, k, alpha$, Aarray$, Atype, lda, Barray$, Btype, ldb, beta$, Carray$, Ctype, ldc, batchCount, computeType, algo);
@@ -282,7 +282,7 @@ function bind$cublasGemmEx(): typeof cublasGemmEx {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasGemmEx(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmEx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmEx', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmEx', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmEx', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasGemmEx', 'm', 'i32', m);
@@ -336,23 +336,23 @@ function bind$cublasGemmEx_64(): typeof cublasGemmEx_64 {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasGemmEx_64(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, computeType, algo) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmEx_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmEx_64', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmEx_64', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmEx_64', 'transb', 'i32', transb);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasGemmEx_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasGemmEx_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasGemmEx_64', 'k', k, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasGemmEx_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasGemmEx_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasGemmEx_64', 'k', k, true);
     const alpha$ = scalarArg('cublasGemmEx_64', 'alpha', 'untyped', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasGemmEx_64', 'A', A, true);
     if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasGemmEx_64', 'Atype', 'i32', Atype);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasGemmEx_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasGemmEx_64', 'lda', lda, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasGemmEx_64', 'B', B, true);
     if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasGemmEx_64', 'Btype', 'i32', Btype);
-    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasGemmEx_64', 'ldb', ldb, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasGemmEx_64', 'ldb', ldb, true);
     const beta$ = scalarArg('cublasGemmEx_64', 'beta', 'untyped', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasGemmEx_64', 'C', C, true);
     if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasGemmEx_64', 'Ctype', 'i32', Ctype);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasGemmEx_64', 'ldc', ldc, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasGemmEx_64', 'ldc', ldc, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasGemmEx_64', 'computeType', 'i32', computeType);
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cublasGemmEx_64', 'algo', 'i32', algo);
     const status = (native$ ??= binder.native('cublasGemmEx_64'))(handle, transa, transb, m, n_, k, alpha$, A$, Atype, lda, B$, Btype, ldb, beta$, C$, Ctype, ldc, computeType, algo);
@@ -383,7 +383,7 @@ let cublasGemmGroupedBatchedEx$c: NativeFunction | undefined;
  * @param computeType in `cublasComputeType_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasGemmGroupedBatchedEx(handle: T.cublasHandle_t | null, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.DeviceMemory | null, Atype: T.cudaDataType_t, lda_array: T.Pointer, Barray: T.DeviceMemory | null, Btype: T.cudaDataType_t, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.DeviceMemory | null, Ctype: T.cudaDataType_t, ldc_array: T.Pointer, group_count: number, group_size: T.Pointer, computeType: T.cublasComputeType_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmGroupedBatchedEx', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmGroupedBatchedEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasGemmGroupedBatchedEx', 'transa_array', transa_array, true);
   pointerArg('cublasGemmGroupedBatchedEx', 'transb_array', transb_array, true);
   pointerArg('cublasGemmGroupedBatchedEx', 'm_array', m_array, true);
@@ -430,7 +430,7 @@ let cublasGemmGroupedBatchedEx_64$c: NativeFunction | undefined;
  * @param computeType in `cublasComputeType_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasGemmGroupedBatchedEx_64(handle: T.cublasHandle_t | null, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.DeviceMemory | null, Atype: T.cudaDataType_t, lda_array: T.Pointer, Barray: T.DeviceMemory | null, Btype: T.cudaDataType_t, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.DeviceMemory | null, Ctype: T.cudaDataType_t, ldc_array: T.Pointer, group_count: T.Int64, group_size: T.Pointer, computeType: T.cublasComputeType_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmGroupedBatchedEx_64', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmGroupedBatchedEx_64', 'handle', handle, true) as typeof handle;
   pointerArg('cublasGemmGroupedBatchedEx_64', 'transa_array', transa_array, true);
   pointerArg('cublasGemmGroupedBatchedEx_64', 'transb_array', transb_array, true);
   pointerArg('cublasGemmGroupedBatchedEx_64', 'm_array', m_array, true);
@@ -447,7 +447,7 @@ export function cublasGemmGroupedBatchedEx_64(handle: T.cublasHandle_t | null, t
   const Carray$ = typeof Carray === 'number' && Carray >= 0 && Carray <= 9007199254740991 && Carray % 1 === 0 ? Carray : deviceArg('cublasGemmGroupedBatchedEx_64', 'Carray', Carray, true);
   if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasGemmGroupedBatchedEx_64', 'Ctype', 'i32', Ctype);
   pointerArg('cublasGemmGroupedBatchedEx_64', 'ldc_array', ldc_array, true);
-  if (typeof group_count !== 'number' || !(group_count >= -9007199254740991 && group_count <= 9007199254740991) || group_count % 1 !== 0) int64Arg('cublasGemmGroupedBatchedEx_64', 'group_count', group_count, true);
+  if (typeof group_count !== 'number' || !(group_count >= -9007199254740991 && group_count <= 9007199254740991) || Math.floor(group_count) !== group_count) int64Arg('cublasGemmGroupedBatchedEx_64', 'group_count', group_count, true);
   pointerArg('cublasGemmGroupedBatchedEx_64', 'group_size', group_size, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasGemmGroupedBatchedEx_64', 'computeType', 'i32', computeType);
   const status = (cublasGemmGroupedBatchedEx_64$c ??= binder.native('cublasGemmGroupedBatchedEx_64'))(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray$, Atype, lda_array, Barray$, Btype, ldb_array, beta_array, Carray$, Ctype, ldc_array, group_count, group_size, computeType);
@@ -487,7 +487,7 @@ function bind$cublasGemmStridedBatchedEx(): typeof cublasGemmStridedBatchedEx {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasGemmStridedBatchedEx(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmStridedBatchedEx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmStridedBatchedEx', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmStridedBatchedEx', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmStridedBatchedEx', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasGemmStridedBatchedEx', 'm', 'i32', m);
@@ -497,16 +497,16 @@ function bind$cublasGemmStridedBatchedEx(): typeof cublasGemmStridedBatchedEx {
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasGemmStridedBatchedEx', 'A', A, true);
     if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasGemmStridedBatchedEx', 'Atype', 'i32', Atype);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasGemmStridedBatchedEx', 'lda', 'i32', lda);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx', 'strideA', strideA, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cublasGemmStridedBatchedEx', 'strideA', strideA, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasGemmStridedBatchedEx', 'B', B, true);
     if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasGemmStridedBatchedEx', 'Btype', 'i32', Btype);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasGemmStridedBatchedEx', 'ldb', 'i32', ldb);
-    if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx', 'strideB', strideB, true);
+    if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || Math.floor(strideB) !== strideB) int64Arg('cublasGemmStridedBatchedEx', 'strideB', strideB, true);
     const beta$ = scalarArg('cublasGemmStridedBatchedEx', 'beta', 'untyped', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasGemmStridedBatchedEx', 'C', C, true);
     if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasGemmStridedBatchedEx', 'Ctype', 'i32', Ctype);
     if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasGemmStridedBatchedEx', 'ldc', 'i32', ldc);
-    if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx', 'strideC', strideC, true);
+    if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || Math.floor(strideC) !== strideC) int64Arg('cublasGemmStridedBatchedEx', 'strideC', strideC, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasGemmStridedBatchedEx', 'batchCount', 'i32', batchCount);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasGemmStridedBatchedEx', 'computeType', 'i32', computeType);
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cublasGemmStridedBatchedEx', 'algo', 'i32', algo);
@@ -549,27 +549,27 @@ function bind$cublasGemmStridedBatchedEx_64(): typeof cublasGemmStridedBatchedEx
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasGemmStridedBatchedEx_64(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, strideA, B, Btype, ldb, strideB, beta, C, Ctype, ldc, strideC, batchCount, computeType, algo) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGemmStridedBatchedEx_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGemmStridedBatchedEx_64', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasGemmStridedBatchedEx_64', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasGemmStridedBatchedEx_64', 'transb', 'i32', transb);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'k', k, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasGemmStridedBatchedEx_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasGemmStridedBatchedEx_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasGemmStridedBatchedEx_64', 'k', k, true);
     const alpha$ = scalarArg('cublasGemmStridedBatchedEx_64', 'alpha', 'untyped', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasGemmStridedBatchedEx_64', 'A', A, true);
     if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasGemmStridedBatchedEx_64', 'Atype', 'i32', Atype);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'lda', lda, true);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'strideA', strideA, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasGemmStridedBatchedEx_64', 'lda', lda, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cublasGemmStridedBatchedEx_64', 'strideA', strideA, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasGemmStridedBatchedEx_64', 'B', B, true);
     if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasGemmStridedBatchedEx_64', 'Btype', 'i32', Btype);
-    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'ldb', ldb, true);
-    if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'strideB', strideB, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasGemmStridedBatchedEx_64', 'ldb', ldb, true);
+    if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || Math.floor(strideB) !== strideB) int64Arg('cublasGemmStridedBatchedEx_64', 'strideB', strideB, true);
     const beta$ = scalarArg('cublasGemmStridedBatchedEx_64', 'beta', 'untyped', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasGemmStridedBatchedEx_64', 'C', C, true);
     if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasGemmStridedBatchedEx_64', 'Ctype', 'i32', Ctype);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'ldc', ldc, true);
-    if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'strideC', strideC, true);
-    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasGemmStridedBatchedEx_64', 'batchCount', batchCount, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasGemmStridedBatchedEx_64', 'ldc', ldc, true);
+    if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || Math.floor(strideC) !== strideC) int64Arg('cublasGemmStridedBatchedEx_64', 'strideC', strideC, true);
+    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || Math.floor(batchCount) !== batchCount) int64Arg('cublasGemmStridedBatchedEx_64', 'batchCount', batchCount, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasGemmStridedBatchedEx_64', 'computeType', 'i32', computeType);
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cublasGemmStridedBatchedEx_64', 'algo', 'i32', algo);
     const status = (native$ ??= binder.native('cublasGemmStridedBatchedEx_64'))(handle, transa, transb, m, n_, k, alpha$, A$, Atype, lda, strideA, B$, Btype, ldb, strideB, beta$, C$, Ctype, ldc, strideC, batchCount, computeType, algo);

@@ -21,7 +21,7 @@ function bind$cublasGetAtomicsMode(): typeof cublasGetAtomicsMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cublasGetAtomicsMode(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetAtomicsMode', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGetAtomicsMode', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasGetAtomicsMode'))(handle, s$bytes);
     if (status !== 0) throw fail('cublasGetAtomicsMode', status);
@@ -71,7 +71,7 @@ function bind$cublasGetMathMode(): typeof cublasGetMathMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cublasGetMathMode(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetMathMode', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGetMathMode', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasGetMathMode'))(handle, s$bytes);
     if (status !== 0) throw fail('cublasGetMathMode', status);
@@ -116,7 +116,7 @@ export function cublasGetMatrixAsync(rows: number, cols: number, elemSize: numbe
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasGetMatrixAsync', 'lda', 'i32', lda);
   hostArg('cublasGetMatrixAsync', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasGetMatrixAsync', 'ldb', 'i32', ldb);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasGetMatrixAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasGetMatrixAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasGetMatrixAsync$c ??= binder.native('cublasGetMatrixAsync'))(rows, cols, elemSize, A$, lda, B, ldb, stream);
   if (status !== 0) throw fail('cublasGetMatrixAsync', status);
 }
@@ -132,14 +132,14 @@ let cublasGetMatrixAsync_64$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasGetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, B: T.HostMemory | null, ldb: T.Int64, stream: T.cudaStream_t | null): void {
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasGetMatrixAsync_64', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasGetMatrixAsync_64', 'cols', cols, true);
-  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || elemSize % 1 !== 0) int64Arg('cublasGetMatrixAsync_64', 'elemSize', elemSize, true);
+  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasGetMatrixAsync_64', 'rows', rows, true);
+  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasGetMatrixAsync_64', 'cols', cols, true);
+  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasGetMatrixAsync_64', 'elemSize', elemSize, true);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasGetMatrixAsync_64', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasGetMatrixAsync_64', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasGetMatrixAsync_64', 'lda', lda, true);
   hostArg('cublasGetMatrixAsync_64', 'B', B, true);
-  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasGetMatrixAsync_64', 'ldb', ldb, true);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasGetMatrixAsync_64', 'stream', stream, true) as typeof stream;
+  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasGetMatrixAsync_64', 'ldb', ldb, true);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasGetMatrixAsync_64', 'stream', stream, true) as typeof stream;
   const status = (cublasGetMatrixAsync_64$c ??= binder.native('cublasGetMatrixAsync_64'))(rows, cols, elemSize, A$, lda, B, ldb, stream);
   if (status !== 0) throw fail('cublasGetMatrixAsync_64', status);
 }
@@ -154,13 +154,13 @@ let cublasGetMatrix_64$c: NativeFunction | undefined;
  * @param ldb in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasGetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, B: T.HostMemory | null, ldb: T.Int64): void {
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasGetMatrix_64', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasGetMatrix_64', 'cols', cols, true);
-  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || elemSize % 1 !== 0) int64Arg('cublasGetMatrix_64', 'elemSize', elemSize, true);
+  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasGetMatrix_64', 'rows', rows, true);
+  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasGetMatrix_64', 'cols', cols, true);
+  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasGetMatrix_64', 'elemSize', elemSize, true);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasGetMatrix_64', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasGetMatrix_64', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasGetMatrix_64', 'lda', lda, true);
   hostArg('cublasGetMatrix_64', 'B', B, true);
-  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasGetMatrix_64', 'ldb', ldb, true);
+  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasGetMatrix_64', 'ldb', ldb, true);
   const status = (cublasGetMatrix_64$c ??= binder.native('cublasGetMatrix_64'))(rows, cols, elemSize, A$, lda, B, ldb);
   if (status !== 0) throw fail('cublasGetMatrix_64', status);
 }
@@ -177,7 +177,7 @@ function bind$cublasGetPointerMode(): typeof cublasGetPointerMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cublasGetPointerMode(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetPointerMode', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGetPointerMode', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasGetPointerMode'))(handle, s$bytes);
     if (status !== 0) throw fail('cublasGetPointerMode', status);
@@ -217,7 +217,7 @@ function bind$cublasGetSmCountTarget(): typeof cublasGetSmCountTarget {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cublasGetSmCountTarget(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetSmCountTarget', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGetSmCountTarget', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasGetSmCountTarget'))(handle, s$bytes);
     if (status !== 0) throw fail('cublasGetSmCountTarget', status);
@@ -256,7 +256,7 @@ function bind$cublasGetStream(): typeof cublasGetStream {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cublasGetStream(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetStream', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGetStream', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasGetStream'))(handle, s$bytes);
     if (status !== 0) throw fail('cublasGetStream', status);
@@ -301,7 +301,7 @@ export function cublasGetVectorAsync(n_: number, elemSize: number, devicePtr: T.
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasGetVectorAsync', 'incx', 'i32', incx);
   hostArg('cublasGetVectorAsync', 'hostPtr', hostPtr, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasGetVectorAsync', 'incy', 'i32', incy);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasGetVectorAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasGetVectorAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasGetVectorAsync$c ??= binder.native('cublasGetVectorAsync'))(n_, elemSize, devicePtr$, incx, hostPtr, incy, stream);
   if (status !== 0) throw fail('cublasGetVectorAsync', status);
 }
@@ -316,13 +316,13 @@ let cublasGetVectorAsync_64$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasGetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, devicePtr: T.DeviceMemory | null, incx: T.Int64, hostPtr: T.HostMemory | null, incy: T.Int64, stream: T.cudaStream_t | null): void {
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasGetVectorAsync_64', 'n', n_, true);
-  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || elemSize % 1 !== 0) int64Arg('cublasGetVectorAsync_64', 'elemSize', elemSize, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasGetVectorAsync_64', 'n', n_, true);
+  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasGetVectorAsync_64', 'elemSize', elemSize, true);
   const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && devicePtr % 1 === 0 ? devicePtr : deviceArg('cublasGetVectorAsync_64', 'devicePtr', devicePtr, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasGetVectorAsync_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasGetVectorAsync_64', 'incx', incx, true);
   hostArg('cublasGetVectorAsync_64', 'hostPtr', hostPtr, true);
-  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasGetVectorAsync_64', 'incy', incy, true);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasGetVectorAsync_64', 'stream', stream, true) as typeof stream;
+  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasGetVectorAsync_64', 'incy', incy, true);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasGetVectorAsync_64', 'stream', stream, true) as typeof stream;
   const status = (cublasGetVectorAsync_64$c ??= binder.native('cublasGetVectorAsync_64'))(n_, elemSize, devicePtr$, incx, hostPtr, incy, stream);
   if (status !== 0) throw fail('cublasGetVectorAsync_64', status);
 }
@@ -336,12 +336,12 @@ let cublasGetVector_64$c: NativeFunction | undefined;
  * @param incy in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasGetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.HostMemory | null, incy: T.Int64): void {
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasGetVector_64', 'n', n_, true);
-  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || elemSize % 1 !== 0) int64Arg('cublasGetVector_64', 'elemSize', elemSize, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasGetVector_64', 'n', n_, true);
+  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasGetVector_64', 'elemSize', elemSize, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasGetVector_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasGetVector_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasGetVector_64', 'incx', incx, true);
   hostArg('cublasGetVector_64', 'y', y, true);
-  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasGetVector_64', 'incy', incy, true);
+  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasGetVector_64', 'incy', incy, true);
   const status = (cublasGetVector_64$c ??= binder.native('cublasGetVector_64'))(n_, elemSize, x$, incx, y, incy);
   if (status !== 0) throw fail('cublasGetVector_64', status);
 }
@@ -358,7 +358,7 @@ function bind$cublasGetVersion(): typeof cublasGetVersion {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cublasGetVersion(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasGetVersion', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasGetVersion', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasGetVersion'))(handle, s$bytes);
     if (status !== 0) throw fail('cublasGetVersion', status);

@@ -19,7 +19,7 @@ let cublasRotgEx$c: NativeFunction | undefined;
  * @param csType in `cudaDataType`.
  * @param executiontype in `cudaDataType`. */
 export function cublasRotgEx(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, abType: T.cudaDataType, c: T.Pointer, s_: T.Pointer, csType: T.cudaDataType, executiontype: T.cudaDataType): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotgEx', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotgEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasRotgEx', 'a', a, true);
   pointerArg('cublasRotgEx', 'b', b, true);
   if (typeof abType !== 'number' || (abType | 0) !== abType) throw intError('cublasRotgEx', 'abType', 'i32', abType);
@@ -44,7 +44,7 @@ let cublasRotmEx$c: NativeFunction | undefined;
  * @param paramType in `cudaDataType`.
  * @param executiontype in `cudaDataType`. */
 export function cublasRotmEx(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: number, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: number, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotmEx', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotmEx', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasRotmEx', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasRotmEx', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasRotmEx', 'xType', 'i32', xType);
@@ -73,14 +73,14 @@ let cublasRotmEx_64$c: NativeFunction | undefined;
  * @param executiontype in `cudaDataType`.
  * @remarks Since CUDA 12.5. */
 export function cublasRotmEx_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, xType: T.cudaDataType, incx: T.Int64, y: T.DeviceMemory | null, yType: T.cudaDataType, incy: T.Int64, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotmEx_64', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasRotmEx_64', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotmEx_64', 'handle', handle, true) as typeof handle;
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasRotmEx_64', 'n', n_, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasRotmEx_64', 'x', x, true);
   if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasRotmEx_64', 'xType', 'i32', xType);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasRotmEx_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasRotmEx_64', 'incx', incx, true);
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasRotmEx_64', 'y', y, true);
   if (typeof yType !== 'number' || (yType | 0) !== yType) throw intError('cublasRotmEx_64', 'yType', 'i32', yType);
-  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasRotmEx_64', 'incy', incy, true);
+  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasRotmEx_64', 'incy', incy, true);
   pointerArg('cublasRotmEx_64', 'param', param, true);
   if (typeof paramType !== 'number' || (paramType | 0) !== paramType) throw intError('cublasRotmEx_64', 'paramType', 'i32', paramType);
   if (typeof executiontype !== 'number' || (executiontype | 0) !== executiontype) throw intError('cublasRotmEx_64', 'executiontype', 'i32', executiontype);
@@ -102,7 +102,7 @@ let cublasRotmgEx$c: NativeFunction | undefined;
  * @param paramType in `cudaDataType`.
  * @param executiontype in `cudaDataType`. */
 export function cublasRotmgEx(handle: T.cublasHandle_t | null, d1: T.Pointer, d1Type: T.cudaDataType, d2: T.Pointer, d2Type: T.cudaDataType, x1: T.Pointer, x1Type: T.cudaDataType, y1: T.Pointer, y1Type: T.cudaDataType, param: T.Pointer, paramType: T.cudaDataType, executiontype: T.cudaDataType): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasRotmgEx', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasRotmgEx', 'handle', handle, true) as typeof handle;
   pointerArg('cublasRotmgEx', 'd1', d1, true);
   if (typeof d1Type !== 'number' || (d1Type | 0) !== d1Type) throw intError('cublasRotmgEx', 'd1Type', 'i32', d1Type);
   pointerArg('cublasRotmgEx', 'd2', d2, true);
@@ -125,7 +125,7 @@ let cublasSasum$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `float *`: host or device memory. */
 export function cublasSasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSasum', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSasum', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSasum', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSasum', 'incx', 'i32', incx);
@@ -142,10 +142,10 @@ let cublasSasum_v2_64$c: NativeFunction | undefined;
  * @param result_ out `float *`: host or device memory.
  * @remarks Since CUDA 12.5. */
 export function cublasSasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSasum_v2_64', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSasum_v2_64', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSasum_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSasum_v2_64', 'n', n_, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSasum_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSasum_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSasum_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasSasum_v2_64', 'result', result_, true);
   const status = (cublasSasum_v2_64$c ??= binder.native('cublasSasum_v2_64'))(handle, n_, x$, incx, result_$);
   if (status !== 0) throw fail('cublasSasum_v2_64', status);
@@ -168,7 +168,7 @@ function bind$cublasSaxpy(): typeof cublasSaxpy {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasSaxpy(handle, n_, alpha, x, incx, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSaxpy', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSaxpy', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSaxpy', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSaxpy', 'alpha', 'f32', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSaxpy', 'x', x, true);
@@ -198,13 +198,13 @@ function bind$cublasSaxpy_v2_64(): typeof cublasSaxpy_v2_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasSaxpy_v2_64(handle, n_, alpha, x, incx, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSaxpy_v2_64', 'handle', handle, true) as typeof handle;
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSaxpy_v2_64', 'n', n_, true);
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSaxpy_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSaxpy_v2_64', 'n', n_, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSaxpy_v2_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSaxpy_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSaxpy_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSaxpy_v2_64', 'incx', incx, true);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSaxpy_v2_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasSaxpy_v2_64', 'incy', incy, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSaxpy_v2_64', 'incy', incy, true);
     const status = (native$ ??= binder.native('cublasSaxpy_v2_64'))(handle, n_, alpha$, x$, incx, y$, incy);
     if (status !== 0) throw fail('cublasSaxpy_v2_64', status);
   };

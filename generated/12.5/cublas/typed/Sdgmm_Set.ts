@@ -21,7 +21,7 @@ let cublasSdgmm$c: NativeFunction | undefined;
  * @param C in/out `float *`: device memory.
  * @param ldc in `int`. */
 export function cublasSdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, C: T.DeviceMemory | null, ldc: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdgmm', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm', 'mode', 'i32', mode);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSdgmm', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSdgmm', 'n', 'i32', n_);
@@ -48,16 +48,16 @@ let cublasSdgmm_64$c: NativeFunction | undefined;
  * @param ldc in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasSdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, C: T.DeviceMemory | null, ldc: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdgmm_64', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdgmm_64', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSdgmm_64', 'mode', 'i32', mode);
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSdgmm_64', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSdgmm_64', 'n', n_, true);
+  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasSdgmm_64', 'm', m, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSdgmm_64', 'n', n_, true);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSdgmm_64', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSdgmm_64', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSdgmm_64', 'lda', lda, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSdgmm_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSdgmm_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSdgmm_64', 'incx', incx, true);
   const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasSdgmm_64', 'C', C, true);
-  if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasSdgmm_64', 'ldc', ldc, true);
+  if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasSdgmm_64', 'ldc', ldc, true);
   const status = (cublasSdgmm_64$c ??= binder.native('cublasSdgmm_64'))(handle, mode, m, n_, A$, lda, x$, incx, C$, ldc);
   if (status !== 0) throw fail('cublasSdgmm_64', status);
 }
@@ -71,7 +71,7 @@ let cublasSdot$c: NativeFunction | undefined;
  * @param incy in `int`.
  * @param result_ out `float *`: host or device memory. */
 export function cublasSdot(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdot', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdot', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSdot', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSdot', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSdot', 'incx', 'i32', incx);
@@ -92,12 +92,12 @@ let cublasSdot_v2_64$c: NativeFunction | undefined;
  * @param result_ out `float *`: host or device memory.
  * @remarks Since CUDA 12.5. */
 export function cublasSdot_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSdot_v2_64', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSdot_v2_64', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSdot_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSdot_v2_64', 'n', n_, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSdot_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSdot_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSdot_v2_64', 'incx', incx, true);
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSdot_v2_64', 'y', y, true);
-  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasSdot_v2_64', 'incy', incy, true);
+  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSdot_v2_64', 'incy', incy, true);
   const result_$ = memoryArg('cublasSdot_v2_64', 'result', result_, true);
   const status = (cublasSdot_v2_64$c ??= binder.native('cublasSdot_v2_64'))(handle, n_, x$, incx, y$, incy, result_$);
   if (status !== 0) throw fail('cublasSdot_v2_64', status);
@@ -107,7 +107,7 @@ let cublasSetAtomicsMode$c: NativeFunction | undefined;
  * @param handle in `cublasHandle_t`.
  * @param mode in `cublasAtomicsMode_t`. */
 export function cublasSetAtomicsMode(handle: T.cublasHandle_t | null, mode: T.cublasAtomicsMode_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetAtomicsMode', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetAtomicsMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetAtomicsMode', 'mode', 'i32', mode);
   const status = (cublasSetAtomicsMode$c ??= binder.native('cublasSetAtomicsMode'))(handle, mode);
   if (status !== 0) throw fail('cublasSetAtomicsMode', status);
@@ -125,7 +125,7 @@ let cublasSetMathMode$c: NativeFunction | undefined;
  * @param handle in `cublasHandle_t`.
  * @param mode in `cublasMath_t`. */
 export function cublasSetMathMode(handle: T.cublasHandle_t | null, mode: T.cublasMath_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetMathMode', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetMathMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetMathMode', 'mode', 'i32', mode);
   const status = (cublasSetMathMode$c ??= binder.native('cublasSetMathMode'))(handle, mode);
   if (status !== 0) throw fail('cublasSetMathMode', status);
@@ -168,7 +168,7 @@ export function cublasSetMatrixAsync(rows: number, cols: number, elemSize: numbe
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSetMatrixAsync', 'lda', 'i32', lda);
   const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSetMatrixAsync', 'B', B, true);
   if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSetMatrixAsync', 'ldb', 'i32', ldb);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasSetMatrixAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasSetMatrixAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasSetMatrixAsync$c ??= binder.native('cublasSetMatrixAsync'))(rows, cols, elemSize, A, lda, B$, ldb, stream);
   if (status !== 0) throw fail('cublasSetMatrixAsync', status);
 }
@@ -184,14 +184,14 @@ let cublasSetMatrixAsync_64$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasSetMatrixAsync_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.HostMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64, stream: T.cudaStream_t | null): void {
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasSetMatrixAsync_64', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasSetMatrixAsync_64', 'cols', cols, true);
-  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || elemSize % 1 !== 0) int64Arg('cublasSetMatrixAsync_64', 'elemSize', elemSize, true);
+  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasSetMatrixAsync_64', 'rows', rows, true);
+  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasSetMatrixAsync_64', 'cols', cols, true);
+  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasSetMatrixAsync_64', 'elemSize', elemSize, true);
   hostArg('cublasSetMatrixAsync_64', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSetMatrixAsync_64', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSetMatrixAsync_64', 'lda', lda, true);
   const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSetMatrixAsync_64', 'B', B, true);
-  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasSetMatrixAsync_64', 'ldb', ldb, true);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasSetMatrixAsync_64', 'stream', stream, true) as typeof stream;
+  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasSetMatrixAsync_64', 'ldb', ldb, true);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasSetMatrixAsync_64', 'stream', stream, true) as typeof stream;
   const status = (cublasSetMatrixAsync_64$c ??= binder.native('cublasSetMatrixAsync_64'))(rows, cols, elemSize, A, lda, B$, ldb, stream);
   if (status !== 0) throw fail('cublasSetMatrixAsync_64', status);
 }
@@ -206,13 +206,13 @@ let cublasSetMatrix_64$c: NativeFunction | undefined;
  * @param ldb in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasSetMatrix_64(rows: T.Int64, cols: T.Int64, elemSize: T.Int64, A: T.HostMemory | null, lda: T.Int64, B: T.DeviceMemory | null, ldb: T.Int64): void {
-  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasSetMatrix_64', 'rows', rows, true);
-  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasSetMatrix_64', 'cols', cols, true);
-  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || elemSize % 1 !== 0) int64Arg('cublasSetMatrix_64', 'elemSize', elemSize, true);
+  if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasSetMatrix_64', 'rows', rows, true);
+  if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasSetMatrix_64', 'cols', cols, true);
+  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasSetMatrix_64', 'elemSize', elemSize, true);
   hostArg('cublasSetMatrix_64', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSetMatrix_64', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSetMatrix_64', 'lda', lda, true);
   const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSetMatrix_64', 'B', B, true);
-  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasSetMatrix_64', 'ldb', ldb, true);
+  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasSetMatrix_64', 'ldb', ldb, true);
   const status = (cublasSetMatrix_64$c ??= binder.native('cublasSetMatrix_64'))(rows, cols, elemSize, A, lda, B$, ldb);
   if (status !== 0) throw fail('cublasSetMatrix_64', status);
 }
@@ -221,7 +221,7 @@ let cublasSetPointerMode$c: NativeFunction | undefined;
  * @param handle in `cublasHandle_t`.
  * @param mode in `cublasPointerMode_t`. */
 export function cublasSetPointerMode(handle: T.cublasHandle_t | null, mode: T.cublasPointerMode_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetPointerMode', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetPointerMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasSetPointerMode', 'mode', 'i32', mode);
   const status = (cublasSetPointerMode$c ??= binder.native('cublasSetPointerMode'))(handle, mode);
   if (status !== 0) throw fail('cublasSetPointerMode', status);
@@ -231,7 +231,7 @@ let cublasSetSmCountTarget$c: NativeFunction | undefined;
  * @param handle in `cublasHandle_t`.
  * @param smCountTarget in `int`. */
 export function cublasSetSmCountTarget(handle: T.cublasHandle_t | null, smCountTarget: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetSmCountTarget', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetSmCountTarget', 'handle', handle, true) as typeof handle;
   if (typeof smCountTarget !== 'number' || (smCountTarget | 0) !== smCountTarget) throw intError('cublasSetSmCountTarget', 'smCountTarget', 'i32', smCountTarget);
   const status = (cublasSetSmCountTarget$c ??= binder.native('cublasSetSmCountTarget'))(handle, smCountTarget);
   if (status !== 0) throw fail('cublasSetSmCountTarget', status);
@@ -241,8 +241,8 @@ let cublasSetStream$c: NativeFunction | undefined;
  * @param handle in `cublasHandle_t`.
  * @param streamId in `cudaStream_t`. */
 export function cublasSetStream(handle: T.cublasHandle_t | null, streamId: T.cudaStream_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetStream', 'handle', handle, true) as typeof handle;
-  if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || streamId % 1 !== 0) streamId = addressArg('cublasSetStream', 'streamId', streamId, true) as typeof streamId;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetStream', 'handle', handle, true) as typeof handle;
+  if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || Math.floor(streamId) !== streamId) streamId = addressArg('cublasSetStream', 'streamId', streamId, true) as typeof streamId;
   const status = (cublasSetStream$c ??= binder.native('cublasSetStream'))(handle, streamId);
   if (status !== 0) throw fail('cublasSetStream', status);
 }
@@ -280,7 +280,7 @@ export function cublasSetVectorAsync(n_: number, elemSize: number, hostPtr: T.Ho
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSetVectorAsync', 'incx', 'i32', incx);
   const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && devicePtr % 1 === 0 ? devicePtr : deviceArg('cublasSetVectorAsync', 'devicePtr', devicePtr, true);
   if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSetVectorAsync', 'incy', 'i32', incy);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasSetVectorAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasSetVectorAsync', 'stream', stream, true) as typeof stream;
   const status = (cublasSetVectorAsync$c ??= binder.native('cublasSetVectorAsync'))(n_, elemSize, hostPtr, incx, devicePtr$, incy, stream);
   if (status !== 0) throw fail('cublasSetVectorAsync', status);
 }
@@ -295,13 +295,13 @@ let cublasSetVectorAsync_64$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasSetVectorAsync_64(n_: T.Int64, elemSize: T.Int64, hostPtr: T.HostMemory | null, incx: T.Int64, devicePtr: T.DeviceMemory | null, incy: T.Int64, stream: T.cudaStream_t | null): void {
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSetVectorAsync_64', 'n', n_, true);
-  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || elemSize % 1 !== 0) int64Arg('cublasSetVectorAsync_64', 'elemSize', elemSize, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSetVectorAsync_64', 'n', n_, true);
+  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasSetVectorAsync_64', 'elemSize', elemSize, true);
   hostArg('cublasSetVectorAsync_64', 'hostPtr', hostPtr, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSetVectorAsync_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSetVectorAsync_64', 'incx', incx, true);
   const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && devicePtr % 1 === 0 ? devicePtr : deviceArg('cublasSetVectorAsync_64', 'devicePtr', devicePtr, true);
-  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasSetVectorAsync_64', 'incy', incy, true);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasSetVectorAsync_64', 'stream', stream, true) as typeof stream;
+  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSetVectorAsync_64', 'incy', incy, true);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasSetVectorAsync_64', 'stream', stream, true) as typeof stream;
   const status = (cublasSetVectorAsync_64$c ??= binder.native('cublasSetVectorAsync_64'))(n_, elemSize, hostPtr, incx, devicePtr$, incy, stream);
   if (status !== 0) throw fail('cublasSetVectorAsync_64', status);
 }
@@ -315,12 +315,12 @@ let cublasSetVector_64$c: NativeFunction | undefined;
  * @param incy in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasSetVector_64(n_: T.Int64, elemSize: T.Int64, x: T.HostMemory | null, incx: T.Int64, devicePtr: T.DeviceMemory | null, incy: T.Int64): void {
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSetVector_64', 'n', n_, true);
-  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || elemSize % 1 !== 0) int64Arg('cublasSetVector_64', 'elemSize', elemSize, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSetVector_64', 'n', n_, true);
+  if (typeof elemSize !== 'number' || !(elemSize >= -9007199254740991 && elemSize <= 9007199254740991) || Math.floor(elemSize) !== elemSize) int64Arg('cublasSetVector_64', 'elemSize', elemSize, true);
   hostArg('cublasSetVector_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSetVector_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSetVector_64', 'incx', incx, true);
   const devicePtr$ = typeof devicePtr === 'number' && devicePtr >= 0 && devicePtr <= 9007199254740991 && devicePtr % 1 === 0 ? devicePtr : deviceArg('cublasSetVector_64', 'devicePtr', devicePtr, true);
-  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasSetVector_64', 'incy', incy, true);
+  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSetVector_64', 'incy', incy, true);
   const status = (cublasSetVector_64$c ??= binder.native('cublasSetVector_64'))(n_, elemSize, x, incx, devicePtr$, incy);
   if (status !== 0) throw fail('cublasSetVector_64', status);
 }
@@ -330,9 +330,9 @@ let cublasSetWorkspace$c: NativeFunction | undefined;
  * @param workspace in/out `void *`: address or host buffer.
  * @param workspaceSizeInBytes in `size_t`. */
 export function cublasSetWorkspace(handle: T.cublasHandle_t | null, workspace: T.Pointer, workspaceSizeInBytes: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSetWorkspace', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSetWorkspace', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSetWorkspace', 'workspace', workspace, true);
-  if (typeof workspaceSizeInBytes !== 'number' || !(workspaceSizeInBytes >= 0 && workspaceSizeInBytes <= 9007199254740991) || workspaceSizeInBytes % 1 !== 0) int64Arg('cublasSetWorkspace', 'workspaceSizeInBytes', workspaceSizeInBytes, false);
+  if (typeof workspaceSizeInBytes !== 'number' || !(workspaceSizeInBytes >= 0 && workspaceSizeInBytes <= 9007199254740991) || Math.floor(workspaceSizeInBytes) !== workspaceSizeInBytes) int64Arg('cublasSetWorkspace', 'workspaceSizeInBytes', workspaceSizeInBytes, false);
   const status = (cublasSetWorkspace$c ??= binder.native('cublasSetWorkspace'))(handle, workspace, workspaceSizeInBytes);
   if (status !== 0) throw fail('cublasSetWorkspace', status);
 }

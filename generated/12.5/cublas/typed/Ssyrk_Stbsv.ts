@@ -30,7 +30,7 @@ function bind$cublasSsyrk(): typeof cublasSsyrk {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSsyrk(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsyrk', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSsyrk', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsyrk', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSsyrk', 'trans', 'i32', trans);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSsyrk', 'n', 'i32', n_);
@@ -68,17 +68,17 @@ function bind$cublasSsyrk_v2_64(): typeof cublasSsyrk_v2_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSsyrk_v2_64(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsyrk_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSsyrk_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsyrk_v2_64', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSsyrk_v2_64', 'trans', 'i32', trans);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSsyrk_v2_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSsyrk_v2_64', 'k', k, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSsyrk_v2_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasSsyrk_v2_64', 'k', k, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSsyrk_v2_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSsyrk_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSsyrk_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSsyrk_v2_64', 'lda', lda, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSsyrk_v2_64', 'beta', 'f32', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasSsyrk_v2_64', 'C', C, true);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasSsyrk_v2_64', 'ldc', ldc, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasSsyrk_v2_64', 'ldc', ldc, true);
     const status = (native$ ??= binder.native('cublasSsyrk_v2_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, beta$, C$, ldc);
     if (status !== 0) throw fail('cublasSsyrk_v2_64', status);
   };
@@ -107,7 +107,7 @@ function bind$cublasSsyrkx(): typeof cublasSsyrkx {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSsyrkx(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsyrkx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSsyrkx', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsyrkx', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSsyrkx', 'trans', 'i32', trans);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSsyrkx', 'n', 'i32', n_);
@@ -149,19 +149,19 @@ function bind$cublasSsyrkx_64(): typeof cublasSsyrkx_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSsyrkx_64(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsyrkx_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSsyrkx_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsyrkx_64', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSsyrkx_64', 'trans', 'i32', trans);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSsyrkx_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSsyrkx_64', 'k', k, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSsyrkx_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasSsyrkx_64', 'k', k, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSsyrkx_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSsyrkx_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSsyrkx_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSsyrkx_64', 'lda', lda, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSsyrkx_64', 'B', B, true);
-    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasSsyrkx_64', 'ldb', ldb, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasSsyrkx_64', 'ldb', ldb, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSsyrkx_64', 'beta', 'f32', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasSsyrkx_64', 'C', C, true);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasSsyrkx_64', 'ldc', ldc, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasSsyrkx_64', 'ldc', ldc, true);
     const status = (native$ ??= binder.native('cublasSsyrkx_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta$, C$, ldc);
     if (status !== 0) throw fail('cublasSsyrkx_64', status);
   };
@@ -179,7 +179,7 @@ let cublasStbmv$c: NativeFunction | undefined;
  * @param x in/out `float *`: device memory.
  * @param incx in `int`. */
 export function cublasStbmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStbmv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStbmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStbmv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStbmv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStbmv', 'diag', 'i32', diag);
@@ -206,16 +206,16 @@ let cublasStbmv_v2_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasStbmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStbmv_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStbmv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStbmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStbmv_v2_64', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStbmv_v2_64', 'diag', 'i32', diag);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStbmv_v2_64', 'n', n_, true);
-  if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasStbmv_v2_64', 'k', k, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasStbmv_v2_64', 'n', n_, true);
+  if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasStbmv_v2_64', 'k', k, true);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasStbmv_v2_64', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasStbmv_v2_64', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasStbmv_v2_64', 'lda', lda, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasStbmv_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasStbmv_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasStbmv_v2_64', 'incx', incx, true);
   const status = (cublasStbmv_v2_64$c ??= binder.native('cublasStbmv_v2_64'))(handle, uplo, trans, diag, n_, k, A$, lda, x$, incx);
   if (status !== 0) throw fail('cublasStbmv_v2_64', status);
 }
@@ -232,7 +232,7 @@ let cublasStbsv$c: NativeFunction | undefined;
  * @param x in/out `float *`: device memory.
  * @param incx in `int`. */
 export function cublasStbsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, k: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStbsv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStbsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStbsv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStbsv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStbsv', 'diag', 'i32', diag);
@@ -259,16 +259,16 @@ let cublasStbsv_v2_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasStbsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, k: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStbsv_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStbsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStbsv_v2_64', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStbsv_v2_64', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStbsv_v2_64', 'diag', 'i32', diag);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStbsv_v2_64', 'n', n_, true);
-  if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasStbsv_v2_64', 'k', k, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasStbsv_v2_64', 'n', n_, true);
+  if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasStbsv_v2_64', 'k', k, true);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasStbsv_v2_64', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasStbsv_v2_64', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasStbsv_v2_64', 'lda', lda, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasStbsv_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasStbsv_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasStbsv_v2_64', 'incx', incx, true);
   const status = (cublasStbsv_v2_64$c ??= binder.native('cublasStbsv_v2_64'))(handle, uplo, trans, diag, n_, k, A$, lda, x$, incx);
   if (status !== 0) throw fail('cublasStbsv_v2_64', status);
 }

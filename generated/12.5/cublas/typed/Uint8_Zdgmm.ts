@@ -29,7 +29,7 @@ let cublasUint8gemmBias$c: NativeFunction | undefined;
  * @param C_mult in `int`.
  * @param C_shift in `int`. */
 export function cublasUint8gemmBias(handle: T.cublasHandle_t | null, transa: T.cublasOperation_t, transb: T.cublasOperation_t, transc: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, A_bias: number, lda: number, B: T.DeviceMemory | null, B_bias: number, ldb: number, C: T.DeviceMemory | null, C_bias: number, ldc: number, C_mult: number, C_shift: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasUint8gemmBias', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasUint8gemmBias', 'handle', handle, true) as typeof handle;
   if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasUint8gemmBias', 'transa', 'i32', transa);
   if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasUint8gemmBias', 'transb', 'i32', transb);
   if (typeof transc !== 'number' || (transc | 0) !== transc) throw intError('cublasUint8gemmBias', 'transc', 'i32', transc);
@@ -79,7 +79,7 @@ function bind$cublasZaxpy(): typeof cublasZaxpy {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZaxpy(handle, n_, alpha, x, incx, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZaxpy', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZaxpy', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZaxpy', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasZaxpy', 'alpha', 'c128', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZaxpy', 'x', x, true);
@@ -109,13 +109,13 @@ function bind$cublasZaxpy_v2_64(): typeof cublasZaxpy_v2_64 {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZaxpy_v2_64(handle, n_, alpha, x, incx, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZaxpy_v2_64', 'handle', handle, true) as typeof handle;
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZaxpy_v2_64', 'n', n_, true);
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZaxpy_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZaxpy_v2_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasZaxpy_v2_64', 'alpha', 'c128', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZaxpy_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZaxpy_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZaxpy_v2_64', 'incx', incx, true);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZaxpy_v2_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZaxpy_v2_64', 'incy', incy, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasZaxpy_v2_64', 'incy', incy, true);
     const status = (native$ ??= binder.native('cublasZaxpy_v2_64'))(handle, n_, alpha$, x$, incx, y$, incy);
     if (status !== 0) throw fail('cublasZaxpy_v2_64', status);
   };
@@ -129,7 +129,7 @@ let cublasZcopy$c: NativeFunction | undefined;
  * @param y in/out `cuDoubleComplex *`: device memory.
  * @param incy in `int`. */
 export function cublasZcopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZcopy', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZcopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZcopy', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZcopy', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZcopy', 'incx', 'i32', incx);
@@ -148,12 +148,12 @@ let cublasZcopy_v2_64$c: NativeFunction | undefined;
  * @param incy in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasZcopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZcopy_v2_64', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZcopy_v2_64', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZcopy_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZcopy_v2_64', 'n', n_, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZcopy_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZcopy_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZcopy_v2_64', 'incx', incx, true);
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZcopy_v2_64', 'y', y, true);
-  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZcopy_v2_64', 'incy', incy, true);
+  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasZcopy_v2_64', 'incy', incy, true);
   const status = (cublasZcopy_v2_64$c ??= binder.native('cublasZcopy_v2_64'))(handle, n_, x$, incx, y$, incy);
   if (status !== 0) throw fail('cublasZcopy_v2_64', status);
 }
@@ -170,7 +170,7 @@ let cublasZdgmm$c: NativeFunction | undefined;
  * @param C in/out `cuDoubleComplex *`: device memory.
  * @param ldc in `int`. */
 export function cublasZdgmm(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number, C: T.DeviceMemory | null, ldc: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdgmm', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdgmm', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasZdgmm', 'mode', 'i32', mode);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZdgmm', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZdgmm', 'n', 'i32', n_);
@@ -197,16 +197,16 @@ let cublasZdgmm_64$c: NativeFunction | undefined;
  * @param ldc in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasZdgmm_64(handle: T.cublasHandle_t | null, mode: T.cublasSideMode_t, m: T.Int64, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, C: T.DeviceMemory | null, ldc: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZdgmm_64', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZdgmm_64', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cublasZdgmm_64', 'mode', 'i32', mode);
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZdgmm_64', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZdgmm_64', 'n', n_, true);
+  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasZdgmm_64', 'm', m, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZdgmm_64', 'n', n_, true);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZdgmm_64', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZdgmm_64', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasZdgmm_64', 'lda', lda, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZdgmm_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZdgmm_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZdgmm_64', 'incx', incx, true);
   const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasZdgmm_64', 'C', C, true);
-  if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZdgmm_64', 'ldc', ldc, true);
+  if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasZdgmm_64', 'ldc', ldc, true);
   const status = (cublasZdgmm_64$c ??= binder.native('cublasZdgmm_64'))(handle, mode, m, n_, A$, lda, x$, incx, C$, ldc);
   if (status !== 0) throw fail('cublasZdgmm_64', status);
 }

@@ -33,7 +33,7 @@ function bind$cublasZgemm3m(): typeof cublasZgemm3m {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZgemm3m(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemm3m', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgemm3m', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgemm3m', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgemm3m', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgemm3m', 'm', 'i32', m);
@@ -77,20 +77,20 @@ function bind$cublasZgemm3m_64(): typeof cublasZgemm3m_64 {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZgemm3m_64(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemm3m_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgemm3m_64', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasZgemm3m_64', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasZgemm3m_64', 'transb', 'i32', transb);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemm3m_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemm3m_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZgemm3m_64', 'k', k, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasZgemm3m_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZgemm3m_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasZgemm3m_64', 'k', k, true);
     const alpha$ = scalarArg('cublasZgemm3m_64', 'alpha', 'c128', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZgemm3m_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgemm3m_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasZgemm3m_64', 'lda', lda, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasZgemm3m_64', 'B', B, true);
-    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZgemm3m_64', 'ldb', ldb, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasZgemm3m_64', 'ldb', ldb, true);
     const beta$ = scalarArg('cublasZgemm3m_64', 'beta', 'c128', 'either', beta, s$slot2);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasZgemm3m_64', 'C', C, true);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZgemm3m_64', 'ldc', ldc, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasZgemm3m_64', 'ldc', ldc, true);
     const status = (native$ ??= binder.native('cublasZgemm3m_64'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, B$, ldb, beta$, C$, ldc);
     if (status !== 0) throw fail('cublasZgemm3m_64', status);
   };
@@ -118,7 +118,7 @@ function bind$cublasZgemv(): typeof cublasZgemv {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZgemv(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgemv', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgemv', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgemv', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgemv', 'n', 'i32', n_);
@@ -158,7 +158,7 @@ function bind$cublasZgemvBatched(): typeof cublasZgemvBatched {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZgemvBatched(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemvBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgemvBatched', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgemvBatched', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgemvBatched', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgemvBatched', 'n', 'i32', n_);
@@ -200,19 +200,19 @@ function bind$cublasZgemvBatched_64(): typeof cublasZgemvBatched_64 {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZgemvBatched_64(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemvBatched_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgemvBatched_64', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgemvBatched_64', 'trans', 'i32', trans);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemvBatched_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemvBatched_64', 'n', n_, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasZgemvBatched_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZgemvBatched_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasZgemvBatched_64', 'alpha', 'c128', 'either', alpha, s$slot0);
     const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Aarray % 1 === 0 ? Aarray : deviceArg('cublasZgemvBatched_64', 'Aarray', Aarray, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgemvBatched_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasZgemvBatched_64', 'lda', lda, true);
     const xarray$ = typeof xarray === 'number' && xarray >= 0 && xarray <= 9007199254740991 && xarray % 1 === 0 ? xarray : deviceArg('cublasZgemvBatched_64', 'xarray', xarray, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZgemvBatched_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZgemvBatched_64', 'incx', incx, true);
     const beta$ = scalarArg('cublasZgemvBatched_64', 'beta', 'c128', 'either', beta, s$slot2);
     const yarray$ = typeof yarray === 'number' && yarray >= 0 && yarray <= 9007199254740991 && yarray % 1 === 0 ? yarray : deviceArg('cublasZgemvBatched_64', 'yarray', yarray, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZgemvBatched_64', 'incy', incy, true);
-    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasZgemvBatched_64', 'batchCount', batchCount, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasZgemvBatched_64', 'incy', incy, true);
+    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || Math.floor(batchCount) !== batchCount) int64Arg('cublasZgemvBatched_64', 'batchCount', batchCount, true);
     const status = (native$ ??= binder.native('cublasZgemvBatched_64'))(handle, trans, m, n_, alpha$, Aarray$, lda, xarray$, incx, beta$, yarray$, incy, batchCount);
     if (status !== 0) throw fail('cublasZgemvBatched_64', status);
   };
@@ -244,21 +244,21 @@ function bind$cublasZgemvStridedBatched(): typeof cublasZgemvStridedBatched {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZgemvStridedBatched(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemvStridedBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgemvStridedBatched', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgemvStridedBatched', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasZgemvStridedBatched', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZgemvStridedBatched', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasZgemvStridedBatched', 'alpha', 'c128', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZgemvStridedBatched', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZgemvStridedBatched', 'lda', 'i32', lda);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasZgemvStridedBatched', 'strideA', strideA, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cublasZgemvStridedBatched', 'strideA', strideA, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZgemvStridedBatched', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZgemvStridedBatched', 'incx', 'i32', incx);
-    if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || stridex % 1 !== 0) int64Arg('cublasZgemvStridedBatched', 'stridex', stridex, true);
+    if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || Math.floor(stridex) !== stridex) int64Arg('cublasZgemvStridedBatched', 'stridex', stridex, true);
     const beta$ = scalarArg('cublasZgemvStridedBatched', 'beta', 'c128', 'either', beta, s$slot2);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZgemvStridedBatched', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasZgemvStridedBatched', 'incy', 'i32', incy);
-    if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || stridey % 1 !== 0) int64Arg('cublasZgemvStridedBatched', 'stridey', stridey, true);
+    if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || Math.floor(stridey) !== stridey) int64Arg('cublasZgemvStridedBatched', 'stridey', stridey, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasZgemvStridedBatched', 'batchCount', 'i32', batchCount);
     const status = (native$ ??= binder.native('cublasZgemvStridedBatched'))(handle, trans, m, n_, alpha$, A$, lda, strideA, x$, incx, stridex, beta$, y$, incy, stridey, batchCount);
     if (status !== 0) throw fail('cublasZgemvStridedBatched', status);
@@ -292,22 +292,22 @@ function bind$cublasZgemvStridedBatched_64(): typeof cublasZgemvStridedBatched_6
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZgemvStridedBatched_64(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemvStridedBatched_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgemvStridedBatched_64', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgemvStridedBatched_64', 'trans', 'i32', trans);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'n', n_, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasZgemvStridedBatched_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZgemvStridedBatched_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasZgemvStridedBatched_64', 'alpha', 'c128', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZgemvStridedBatched_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'lda', lda, true);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'strideA', strideA, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasZgemvStridedBatched_64', 'lda', lda, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cublasZgemvStridedBatched_64', 'strideA', strideA, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZgemvStridedBatched_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'incx', incx, true);
-    if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || stridex % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'stridex', stridex, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZgemvStridedBatched_64', 'incx', incx, true);
+    if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || Math.floor(stridex) !== stridex) int64Arg('cublasZgemvStridedBatched_64', 'stridex', stridex, true);
     const beta$ = scalarArg('cublasZgemvStridedBatched_64', 'beta', 'c128', 'either', beta, s$slot2);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZgemvStridedBatched_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'incy', incy, true);
-    if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || stridey % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'stridey', stridey, true);
-    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasZgemvStridedBatched_64', 'batchCount', batchCount, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasZgemvStridedBatched_64', 'incy', incy, true);
+    if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || Math.floor(stridey) !== stridey) int64Arg('cublasZgemvStridedBatched_64', 'stridey', stridey, true);
+    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || Math.floor(batchCount) !== batchCount) int64Arg('cublasZgemvStridedBatched_64', 'batchCount', batchCount, true);
     const status = (native$ ??= binder.native('cublasZgemvStridedBatched_64'))(handle, trans, m, n_, alpha$, A$, lda, strideA, x$, incx, stridex, beta$, y$, incy, stridey, batchCount);
     if (status !== 0) throw fail('cublasZgemvStridedBatched_64', status);
   };
@@ -336,18 +336,18 @@ function bind$cublasZgemv_v2_64(): typeof cublasZgemv_v2_64 {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZgemv_v2_64(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZgemv_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZgemv_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZgemv_v2_64', 'trans', 'i32', trans);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasZgemv_v2_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZgemv_v2_64', 'n', n_, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasZgemv_v2_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZgemv_v2_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasZgemv_v2_64', 'alpha', 'c128', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZgemv_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZgemv_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasZgemv_v2_64', 'lda', lda, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZgemv_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZgemv_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZgemv_v2_64', 'incx', incx, true);
     const beta$ = scalarArg('cublasZgemv_v2_64', 'beta', 'c128', 'either', beta, s$slot2);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZgemv_v2_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZgemv_v2_64', 'incy', incy, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasZgemv_v2_64', 'incy', incy, true);
     const status = (native$ ??= binder.native('cublasZgemv_v2_64'))(handle, trans, m, n_, alpha$, A$, lda, x$, incx, beta$, y$, incy);
     if (status !== 0) throw fail('cublasZgemv_v2_64', status);
   };

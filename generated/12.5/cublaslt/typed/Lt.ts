@@ -35,7 +35,7 @@ let cublasLtDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param lightHandle in `cublasLtHandle_t`. */
 export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t | null): void {
-  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtDestroy', 'lightHandle', lightHandle, true) as typeof lightHandle;
+  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtDestroy', 'lightHandle', lightHandle, true) as typeof lightHandle;
   const status = (cublasLtDestroy$c ??= binder.native('cublasLtDestroy'))(lightHandle);
   if (status !== 0) throw fail('cublasLtDestroy', status);
 }
@@ -128,7 +128,7 @@ let cublasLtHeuristicsCacheSetCapacity$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param capacity in `size_t`. */
 export function cublasLtHeuristicsCacheSetCapacity(capacity: T.Int64): void {
-  if (typeof capacity !== 'number' || !(capacity >= 0 && capacity <= 9007199254740991) || capacity % 1 !== 0) int64Arg('cublasLtHeuristicsCacheSetCapacity', 'capacity', capacity, false);
+  if (typeof capacity !== 'number' || !(capacity >= 0 && capacity <= 9007199254740991) || Math.floor(capacity) !== capacity) int64Arg('cublasLtHeuristicsCacheSetCapacity', 'capacity', capacity, false);
   const status = (cublasLtHeuristicsCacheSetCapacity$c ??= binder.native('cublasLtHeuristicsCacheSetCapacity'))(capacity);
   if (status !== 0) throw fail('cublasLtHeuristicsCacheSetCapacity', status);
 }
@@ -205,22 +205,22 @@ function bind$cublasLtMatmul(): typeof cublasLtMatmul {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream) {
-    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmul', 'lightHandle', lightHandle, true) as typeof lightHandle;
-    if (typeof computeDesc !== 'number' || !(computeDesc >= 0 && computeDesc <= 9007199254740991) || computeDesc % 1 !== 0) computeDesc = addressArg('cublasLtMatmul', 'computeDesc', computeDesc, true) as typeof computeDesc;
+    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmul', 'lightHandle', lightHandle, true) as typeof lightHandle;
+    if (typeof computeDesc !== 'number' || !(computeDesc >= 0 && computeDesc <= 9007199254740991) || Math.floor(computeDesc) !== computeDesc) computeDesc = addressArg('cublasLtMatmul', 'computeDesc', computeDesc, true) as typeof computeDesc;
     const alpha$ = scalarArg('cublasLtMatmul', 'alpha', 'untyped', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasLtMatmul', 'A', A, true);
-    if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Adesc % 1 !== 0) Adesc = addressArg('cublasLtMatmul', 'Adesc', Adesc, true) as typeof Adesc;
+    if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Math.floor(Adesc) !== Adesc) Adesc = addressArg('cublasLtMatmul', 'Adesc', Adesc, true) as typeof Adesc;
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasLtMatmul', 'B', B, true);
-    if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Bdesc % 1 !== 0) Bdesc = addressArg('cublasLtMatmul', 'Bdesc', Bdesc, true) as typeof Bdesc;
+    if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Math.floor(Bdesc) !== Bdesc) Bdesc = addressArg('cublasLtMatmul', 'Bdesc', Bdesc, true) as typeof Bdesc;
     const beta$ = scalarArg('cublasLtMatmul', 'beta', 'untyped', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasLtMatmul', 'C', C, true);
-    if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Cdesc % 1 !== 0) Cdesc = addressArg('cublasLtMatmul', 'Cdesc', Cdesc, true) as typeof Cdesc;
+    if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Math.floor(Cdesc) !== Cdesc) Cdesc = addressArg('cublasLtMatmul', 'Cdesc', Cdesc, true) as typeof Cdesc;
     const D$ = typeof D === 'number' && D >= 0 && D <= 9007199254740991 && D % 1 === 0 ? D : deviceArg('cublasLtMatmul', 'D', D, true);
-    if (typeof Ddesc !== 'number' || !(Ddesc >= 0 && Ddesc <= 9007199254740991) || Ddesc % 1 !== 0) Ddesc = addressArg('cublasLtMatmul', 'Ddesc', Ddesc, true) as typeof Ddesc;
+    if (typeof Ddesc !== 'number' || !(Ddesc >= 0 && Ddesc <= 9007199254740991) || Math.floor(Ddesc) !== Ddesc) Ddesc = addressArg('cublasLtMatmul', 'Ddesc', Ddesc, true) as typeof Ddesc;
     const algo$ = recordArg('cublasLtMatmul', 'algo', records.cublasLtMatmulAlgo_t(), algo, true);
     const workspace$ = typeof workspace === 'number' && workspace >= 0 && workspace <= 9007199254740991 && workspace % 1 === 0 ? workspace : deviceArg('cublasLtMatmul', 'workspace', workspace, true);
-    if (typeof workspaceSizeInBytes !== 'number' || !(workspaceSizeInBytes >= 0 && workspaceSizeInBytes <= 9007199254740991) || workspaceSizeInBytes % 1 !== 0) int64Arg('cublasLtMatmul', 'workspaceSizeInBytes', workspaceSizeInBytes, false);
-    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasLtMatmul', 'stream', stream, true) as typeof stream;
+    if (typeof workspaceSizeInBytes !== 'number' || !(workspaceSizeInBytes >= 0 && workspaceSizeInBytes <= 9007199254740991) || Math.floor(workspaceSizeInBytes) !== workspaceSizeInBytes) int64Arg('cublasLtMatmul', 'workspaceSizeInBytes', workspaceSizeInBytes, false);
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasLtMatmul', 'stream', stream, true) as typeof stream;
     const status = (native$ ??= binder.native('cublasLtMatmul'))(lightHandle, computeDesc, alpha$, A$, Adesc, B$, Bdesc, beta$, C$, Cdesc, D$, Ddesc, algo$, workspace$, workspaceSizeInBytes, stream);
     if (status !== 0) throw fail('cublasLtMatmul', status);
   };
@@ -244,9 +244,9 @@ function bind$cublasLtMatmulAlgoCapGetAttribute(): typeof cublasLtMatmulAlgoCapG
   return function cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes) {
     const algo$ = recordArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoCapGetAttribute', 'attr', 'i32', attr);
-    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || Math.floor(sizeInBytes) !== sizeInBytes) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, true, sizeInBytes);
-    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || Math.floor(sizeInBytes) !== sizeInBytes) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo$, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatmulAlgoCapGetAttribute', status);
@@ -268,12 +268,12 @@ let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes.
  * @returns the value of `result`: out `cublasLtMatmulHeuristicResult_t`. */
 export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.cublasLtMatmulDesc_t | null, Adesc: T.cublasLtMatrixLayout_t | null, Bdesc: T.cublasLtMatrixLayout_t | null, Cdesc: T.cublasLtMatrixLayout_t | null, Ddesc: T.cublasLtMatrixLayout_t | null, algo: T.cublasLtMatmulAlgo_t | Uint8Array): T.cublasLtMatmulHeuristicResult_t {
-  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoCheck', 'lightHandle', lightHandle, true) as typeof lightHandle;
-  if (typeof operationDesc !== 'number' || !(operationDesc >= 0 && operationDesc <= 9007199254740991) || operationDesc % 1 !== 0) operationDesc = addressArg('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, true) as typeof operationDesc;
-  if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Adesc % 1 !== 0) Adesc = addressArg('cublasLtMatmulAlgoCheck', 'Adesc', Adesc, true) as typeof Adesc;
-  if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Bdesc % 1 !== 0) Bdesc = addressArg('cublasLtMatmulAlgoCheck', 'Bdesc', Bdesc, true) as typeof Bdesc;
-  if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Cdesc % 1 !== 0) Cdesc = addressArg('cublasLtMatmulAlgoCheck', 'Cdesc', Cdesc, true) as typeof Cdesc;
-  if (typeof Ddesc !== 'number' || !(Ddesc >= 0 && Ddesc <= 9007199254740991) || Ddesc % 1 !== 0) Ddesc = addressArg('cublasLtMatmulAlgoCheck', 'Ddesc', Ddesc, true) as typeof Ddesc;
+  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmulAlgoCheck', 'lightHandle', lightHandle, true) as typeof lightHandle;
+  if (typeof operationDesc !== 'number' || !(operationDesc >= 0 && operationDesc <= 9007199254740991) || Math.floor(operationDesc) !== operationDesc) operationDesc = addressArg('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, true) as typeof operationDesc;
+  if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Math.floor(Adesc) !== Adesc) Adesc = addressArg('cublasLtMatmulAlgoCheck', 'Adesc', Adesc, true) as typeof Adesc;
+  if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Math.floor(Bdesc) !== Bdesc) Bdesc = addressArg('cublasLtMatmulAlgoCheck', 'Bdesc', Bdesc, true) as typeof Bdesc;
+  if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Math.floor(Cdesc) !== Cdesc) Cdesc = addressArg('cublasLtMatmulAlgoCheck', 'Cdesc', Cdesc, true) as typeof Cdesc;
+  if (typeof Ddesc !== 'number' || !(Ddesc >= 0 && Ddesc <= 9007199254740991) || Math.floor(Ddesc) !== Ddesc) Ddesc = addressArg('cublasLtMatmulAlgoCheck', 'Ddesc', Ddesc, true) as typeof Ddesc;
   const algo$ = recordArg('cublasLtMatmulAlgoCheck', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
   const result_$ = new Uint8Array(96);
   const status = (cublasLtMatmulAlgoCheck$c ??= binder.native('cublasLtMatmulAlgoCheck'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo$, result_$);
@@ -299,9 +299,9 @@ function bind$cublasLtMatmulAlgoConfigGetAttribute(): typeof cublasLtMatmulAlgoC
   return function cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes) {
     const algo$ = recordArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigGetAttribute', 'attr', 'i32', attr);
-    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || Math.floor(sizeInBytes) !== sizeInBytes) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, true, sizeInBytes);
-    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || Math.floor(sizeInBytes) !== sizeInBytes) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo$, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatmulAlgoConfigGetAttribute', status);
@@ -324,9 +324,9 @@ export function cublasLtMatmulAlgoConfigSetAttribute(algo: Uint8Array | null, at
   if (algo === undefined) throw argError('cublasLtMatmulAlgoConfigSetAttribute', 'algo', 'a record object, its encoded bytes or null', algo);
   if (algo != null) algo$.set(new Uint8Array(recordArg('cublasLtMatmulAlgoConfigSetAttribute', 'algo', records.cublasLtMatmulAlgo_t(), algo, false) as Uint8Array).subarray(0, algo$.length));
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigSetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || Math.floor(sizeInBytes) !== sizeInBytes) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || Math.floor(sizeInBytes) !== sizeInBytes) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatmulAlgoConfigSetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigSetAttribute'))(algo$, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoConfigSetAttribute', status);
   return algo$;
@@ -351,13 +351,13 @@ function bind$cublasLtMatmulAlgoGetHeuristic(): typeof cublasLtMatmulAlgoGetHeur
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount) {
-    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetHeuristic', 'lightHandle', lightHandle, true) as typeof lightHandle;
-    if (typeof operationDesc !== 'number' || !(operationDesc >= 0 && operationDesc <= 9007199254740991) || operationDesc % 1 !== 0) operationDesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', operationDesc, true) as typeof operationDesc;
-    if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Adesc % 1 !== 0) Adesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Adesc', Adesc, true) as typeof Adesc;
-    if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Bdesc % 1 !== 0) Bdesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Bdesc', Bdesc, true) as typeof Bdesc;
-    if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Cdesc % 1 !== 0) Cdesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', Cdesc, true) as typeof Cdesc;
-    if (typeof Ddesc !== 'number' || !(Ddesc >= 0 && Ddesc <= 9007199254740991) || Ddesc % 1 !== 0) Ddesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, true) as typeof Ddesc;
-    if (typeof preference !== 'number' || !(preference >= 0 && preference <= 9007199254740991) || preference % 1 !== 0) preference = addressArg('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, true) as typeof preference;
+    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmulAlgoGetHeuristic', 'lightHandle', lightHandle, true) as typeof lightHandle;
+    if (typeof operationDesc !== 'number' || !(operationDesc >= 0 && operationDesc <= 9007199254740991) || Math.floor(operationDesc) !== operationDesc) operationDesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', operationDesc, true) as typeof operationDesc;
+    if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Math.floor(Adesc) !== Adesc) Adesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Adesc', Adesc, true) as typeof Adesc;
+    if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Math.floor(Bdesc) !== Bdesc) Bdesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Bdesc', Bdesc, true) as typeof Bdesc;
+    if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Math.floor(Cdesc) !== Cdesc) Cdesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', Cdesc, true) as typeof Cdesc;
+    if (typeof Ddesc !== 'number' || !(Ddesc >= 0 && Ddesc <= 9007199254740991) || Math.floor(Ddesc) !== Ddesc) Ddesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, true) as typeof Ddesc;
+    if (typeof preference !== 'number' || !(preference >= 0 && preference <= 9007199254740991) || Math.floor(preference) !== preference) preference = addressArg('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, true) as typeof preference;
     if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', 'i32', requestedAlgoCount);
     s$f64[0] = 0;
     const heuristicResultsArray$ = new Uint8Array(Math.max(1, allocLength('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', requestedAlgoCount)) * 96);
@@ -386,7 +386,7 @@ function bind$cublasLtMatmulAlgoGetIds(): typeof cublasLtMatmulAlgoGetIds {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount) {
-    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetIds', 'lightHandle', lightHandle, true) as typeof lightHandle;
+    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmulAlgoGetIds', 'lightHandle', lightHandle, true) as typeof lightHandle;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoGetIds', 'computeType', 'i32', computeType);
     if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulAlgoGetIds', 'scaleType', 'i32', scaleType);
     if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasLtMatmulAlgoGetIds', 'Atype', 'i32', Atype);
@@ -413,7 +413,7 @@ let cublasLtMatmulAlgoInit$c: NativeFunction | undefined;
  * @param algoId in `int`.
  * @returns the value of `algo`: out `cublasLtMatmulAlgo_t`. */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number): Uint8Array {
-  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoInit', 'lightHandle', lightHandle, true) as typeof lightHandle;
+  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmulAlgoInit', 'lightHandle', lightHandle, true) as typeof lightHandle;
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoInit', 'computeType', 'i32', computeType);
   if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulAlgoInit', 'scaleType', 'i32', scaleType);
   if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasLtMatmulAlgoInit', 'Atype', 'i32', Atype);
@@ -457,7 +457,7 @@ let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matmulDesc in `cublasLtMatmulDesc_t`. */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t | null): void {
-  if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || matmulDesc % 1 !== 0) matmulDesc = addressArg('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
+  if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
   const status = (cublasLtMatmulDescDestroy$c ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
   if (status !== 0) throw fail('cublasLtMatmulDescDestroy', status);
 }
@@ -475,7 +475,7 @@ function bind$cublasLtMatmulDescGetAttribute(): typeof cublasLtMatmulDescGetAttr
   const s$f64 = s.f64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function cublasLtMatmulDescGetAttribute(matmulDesc, attr) {
-    if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || matmulDesc % 1 !== 0) matmulDesc = addressArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
+    if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescGetAttribute', 'attr', 'i32', attr);
     const buf$size = attrBytes(attr as number);
     const buf$ = new Uint8Array(16);
@@ -494,8 +494,8 @@ let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
  * @param computeType in `cublasComputeType_t`.
  * @param scaleType in `cudaDataType_t`. */
 export function cublasLtMatmulDescInit_internal(matmulDesc: T.cublasLtMatmulDesc_t | null, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): void {
-  if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || matmulDesc % 1 !== 0) matmulDesc = addressArg('cublasLtMatmulDescInit_internal', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatmulDescInit_internal', 'size', size, false);
+  if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescInit_internal', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cublasLtMatmulDescInit_internal', 'size', size, false);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulDescInit_internal', 'computeType', 'i32', computeType);
   if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescInit_internal', 'scaleType', 'i32', scaleType);
   const status = (cublasLtMatmulDescInit_internal$c ??= binder.native('cublasLtMatmulDescInit_internal'))(matmulDesc, size, computeType, scaleType);
@@ -507,7 +507,7 @@ let cublasLtMatmulDescSetAttribute$c: NativeFunction | undefined;
  * @param attr in `cublasLtMatmulDescAttributes_t`.
  * @param buf in value typed by `attr`: its type follows the attribute. */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_t | null, attr: T.cublasLtMatmulDescAttributes_t, buf: T.cublasComputeType_t | T.cudaDataType_t | T.cublasLtPointerMode_t | T.cublasOperation_t | T.cublasFillMode_t | T.cublasLtEpilogue_t | T.DeviceMemory | T.Int64 | number): void {
-  if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || matmulDesc % 1 !== 0) matmulDesc = addressArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
+  if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescSetAttribute', 'attr', 'i32', attr);
   const buf$size = attrBytes(attr as number);
   const buf$ = attrEncode(attr as number, buf);
@@ -543,7 +543,7 @@ let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param pref in `cublasLtMatmulPreference_t`. */
 export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference_t | null): void {
-  if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || pref % 1 !== 0) pref = addressArg('cublasLtMatmulPreferenceDestroy', 'pref', pref, true) as typeof pref;
+  if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceDestroy', 'pref', pref, true) as typeof pref;
   const status = (cublasLtMatmulPreferenceDestroy$c ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceDestroy', status);
 }
@@ -561,7 +561,7 @@ function bind$cublasLtMatmulPreferenceGetAttribute(): typeof cublasLtMatmulPrefe
   const s$f64 = s.f64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function cublasLtMatmulPreferenceGetAttribute(pref, attr) {
-    if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || pref % 1 !== 0) pref = addressArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true) as typeof pref;
+    if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true) as typeof pref;
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceGetAttribute', 'attr', 'i32', attr);
     const buf$size = attrBytes(attr as number);
     const buf$ = new Uint8Array(16);
@@ -578,8 +578,8 @@ let cublasLtMatmulPreferenceInit_internal$c: NativeFunction | undefined;
  * @param pref in `cublasLtMatmulPreference_t`.
  * @param size in `size_t`. */
 export function cublasLtMatmulPreferenceInit_internal(pref: T.cublasLtMatmulPreference_t | null, size: T.Int64): void {
-  if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || pref % 1 !== 0) pref = addressArg('cublasLtMatmulPreferenceInit_internal', 'pref', pref, true) as typeof pref;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatmulPreferenceInit_internal', 'size', size, false);
+  if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceInit_internal', 'pref', pref, true) as typeof pref;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cublasLtMatmulPreferenceInit_internal', 'size', size, false);
   const status = (cublasLtMatmulPreferenceInit_internal$c ??= binder.native('cublasLtMatmulPreferenceInit_internal'))(pref, size);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceInit_internal', status);
 }
@@ -589,7 +589,7 @@ let cublasLtMatmulPreferenceSetAttribute$c: NativeFunction | undefined;
  * @param attr in `cublasLtMatmulPreferenceAttributes_t`.
  * @param buf in value typed by `attr`: its type follows the attribute. */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.cublasLtMatmulPreference_t | null, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: number | T.Int64): void {
-  if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || pref % 1 !== 0) pref = addressArg('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, true) as typeof pref;
+  if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, true) as typeof pref;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceSetAttribute', 'attr', 'i32', attr);
   const buf$size = attrBytes(attr as number);
   const buf$ = attrEncode(attr as number, buf);
@@ -617,9 +617,9 @@ function bind$cublasLtMatrixLayoutCreate(): typeof cublasLtMatrixLayoutCreate {
   return function cublasLtMatrixLayoutCreate(type, rows, cols, ld) {
     s$f64[0] = 0;
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtMatrixLayoutCreate', 'type', 'i32', type);
-    if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'rows', rows, false);
-    if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'cols', cols, false);
-    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'ld', ld, true);
+    if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasLtMatrixLayoutCreate', 'rows', rows, false);
+    if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasLtMatrixLayoutCreate', 'cols', cols, false);
+    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || Math.floor(ld) !== ld) int64Arg('cublasLtMatrixLayoutCreate', 'ld', ld, true);
     const status = (native$ ??= binder.native('cublasLtMatrixLayoutCreate'))(s$bytes, type, rows, cols, ld);
     if (status !== 0) throw fail('cublasLtMatrixLayoutCreate', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -633,7 +633,7 @@ let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matLayout in `cublasLtMatrixLayout_t`. */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t | null): void {
-  if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || matLayout % 1 !== 0) matLayout = addressArg('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, true) as typeof matLayout;
+  if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, true) as typeof matLayout;
   const status = (cublasLtMatrixLayoutDestroy$c ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
   if (status !== 0) throw fail('cublasLtMatrixLayoutDestroy', status);
 }
@@ -651,7 +651,7 @@ function bind$cublasLtMatrixLayoutGetAttribute(): typeof cublasLtMatrixLayoutGet
   const s$f64 = s.f64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function cublasLtMatrixLayoutGetAttribute(matLayout, attr) {
-    if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || matLayout % 1 !== 0) matLayout = addressArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true) as typeof matLayout;
+    if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true) as typeof matLayout;
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutGetAttribute', 'attr', 'i32', attr);
     const buf$size = attrBytes(attr as number);
     const buf$ = new Uint8Array(16);
@@ -672,12 +672,12 @@ let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
  * @param cols in `uint64_t`.
  * @param ld in `int64_t`. */
 export function cublasLtMatrixLayoutInit_internal(matLayout: T.cublasLtMatrixLayout_t | null, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): void {
-  if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || matLayout % 1 !== 0) matLayout = addressArg('cublasLtMatrixLayoutInit_internal', 'matLayout', matLayout, true) as typeof matLayout;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'size', size, false);
+  if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutInit_internal', 'matLayout', matLayout, true) as typeof matLayout;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cublasLtMatrixLayoutInit_internal', 'size', size, false);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtMatrixLayoutInit_internal', 'type', 'i32', type);
-  if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'rows', rows, false);
-  if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'cols', cols, false);
-  if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'ld', ld, true);
+  if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasLtMatrixLayoutInit_internal', 'rows', rows, false);
+  if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasLtMatrixLayoutInit_internal', 'cols', cols, false);
+  if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || Math.floor(ld) !== ld) int64Arg('cublasLtMatrixLayoutInit_internal', 'ld', ld, true);
   const status = (cublasLtMatrixLayoutInit_internal$c ??= binder.native('cublasLtMatrixLayoutInit_internal'))(matLayout, size, type, rows, cols, ld);
   if (status !== 0) throw fail('cublasLtMatrixLayoutInit_internal', status);
 }
@@ -687,7 +687,7 @@ let cublasLtMatrixLayoutSetAttribute$c: NativeFunction | undefined;
  * @param attr in `cublasLtMatrixLayoutAttribute_t`.
  * @param buf in value typed by `attr`: its type follows the attribute. */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.cublasLtMatrixLayout_t | null, attr: T.cublasLtMatrixLayoutAttribute_t, buf: number | T.cublasLtOrder_t | T.Int64): void {
-  if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || matLayout % 1 !== 0) matLayout = addressArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, true) as typeof matLayout;
+  if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, true) as typeof matLayout;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutSetAttribute', 'attr', 'i32', attr);
   const buf$size = attrBytes(attr as number);
   const buf$ = attrEncode(attr as number, buf);
@@ -718,17 +718,17 @@ function bind$cublasLtMatrixTransform(): typeof cublasLtMatrixTransform {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream) {
-    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatrixTransform', 'lightHandle', lightHandle, true) as typeof lightHandle;
-    if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cublasLtMatrixTransform', 'transformDesc', transformDesc, true) as typeof transformDesc;
+    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatrixTransform', 'lightHandle', lightHandle, true) as typeof lightHandle;
+    if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransform', 'transformDesc', transformDesc, true) as typeof transformDesc;
     const alpha$ = scalarArg('cublasLtMatrixTransform', 'alpha', 'untyped', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasLtMatrixTransform', 'A', A, true);
-    if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Adesc % 1 !== 0) Adesc = addressArg('cublasLtMatrixTransform', 'Adesc', Adesc, true) as typeof Adesc;
+    if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Math.floor(Adesc) !== Adesc) Adesc = addressArg('cublasLtMatrixTransform', 'Adesc', Adesc, true) as typeof Adesc;
     const beta$ = scalarArg('cublasLtMatrixTransform', 'beta', 'untyped', 'either', beta, s$slot1);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasLtMatrixTransform', 'B', B, true);
-    if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Bdesc % 1 !== 0) Bdesc = addressArg('cublasLtMatrixTransform', 'Bdesc', Bdesc, true) as typeof Bdesc;
+    if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Math.floor(Bdesc) !== Bdesc) Bdesc = addressArg('cublasLtMatrixTransform', 'Bdesc', Bdesc, true) as typeof Bdesc;
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasLtMatrixTransform', 'C', C, true);
-    if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Cdesc % 1 !== 0) Cdesc = addressArg('cublasLtMatrixTransform', 'Cdesc', Cdesc, true) as typeof Cdesc;
-    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasLtMatrixTransform', 'stream', stream, true) as typeof stream;
+    if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Math.floor(Cdesc) !== Cdesc) Cdesc = addressArg('cublasLtMatrixTransform', 'Cdesc', Cdesc, true) as typeof Cdesc;
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasLtMatrixTransform', 'stream', stream, true) as typeof stream;
     const status = (native$ ??= binder.native('cublasLtMatrixTransform'))(lightHandle, transformDesc, alpha$, A$, Adesc, beta$, B$, Bdesc, C$, Cdesc, stream);
     if (status !== 0) throw fail('cublasLtMatrixTransform', status);
   };
@@ -762,7 +762,7 @@ let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 12.5 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`. */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatrixTransformDesc_t | null): void {
-  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, true) as typeof transformDesc;
+  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, true) as typeof transformDesc;
   const status = (cublasLtMatrixTransformDescDestroy$c ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescDestroy', status);
 }
@@ -780,7 +780,7 @@ function bind$cublasLtMatrixTransformDescGetAttribute(): typeof cublasLtMatrixTr
   const s$f64 = s.f64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function cublasLtMatrixTransformDescGetAttribute(transformDesc, attr) {
-    if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true) as typeof transformDesc;
+    if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true) as typeof transformDesc;
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescGetAttribute', 'attr', 'i32', attr);
     const buf$size = attrBytes(attr as number);
     const buf$ = new Uint8Array(16);
@@ -798,8 +798,8 @@ let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;
  * @param size in `size_t`.
  * @param scaleType in `cudaDataType`. */
 export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.cublasLtMatrixTransformDesc_t | null, size: T.Int64, scaleType: T.cudaDataType): void {
-  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cublasLtMatrixTransformDescInit_internal', 'transformDesc', transformDesc, true) as typeof transformDesc;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatrixTransformDescInit_internal', 'size', size, false);
+  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescInit_internal', 'transformDesc', transformDesc, true) as typeof transformDesc;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cublasLtMatrixTransformDescInit_internal', 'size', size, false);
   if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescInit_internal', 'scaleType', 'i32', scaleType);
   const status = (cublasLtMatrixTransformDescInit_internal$c ??= binder.native('cublasLtMatrixTransformDescInit_internal'))(transformDesc, size, scaleType);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescInit_internal', status);
@@ -810,7 +810,7 @@ let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`.
  * @param buf in value typed by `attr`: its type follows the attribute. */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: number | T.cublasLtPointerMode_t | T.cublasOperation_t): void {
-  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true) as typeof transformDesc;
+  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true) as typeof transformDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescSetAttribute', 'attr', 'i32', attr);
   const buf$size = attrBytes(attr as number);
   const buf$ = attrEncode(attr as number, buf);

@@ -234,13 +234,13 @@ function bind$cufftGetSizeMany64(): typeof cufftGetSizeMany64 {
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftGetSizeMany64', 'rank', 'i32', rank);
     pointerArg('cufftGetSizeMany64', 'n', n_, true);
     pointerArg('cufftGetSizeMany64', 'inembed', inembed, true);
-    if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftGetSizeMany64', 'istride', istride, true);
-    if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || idist % 1 !== 0) int64Arg('cufftGetSizeMany64', 'idist', idist, true);
+    if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || Math.floor(istride) !== istride) int64Arg('cufftGetSizeMany64', 'istride', istride, true);
+    if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || Math.floor(idist) !== idist) int64Arg('cufftGetSizeMany64', 'idist', idist, true);
     pointerArg('cufftGetSizeMany64', 'onembed', onembed, true);
-    if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftGetSizeMany64', 'ostride', ostride, true);
-    if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftGetSizeMany64', 'odist', odist, true);
+    if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || Math.floor(ostride) !== ostride) int64Arg('cufftGetSizeMany64', 'ostride', ostride, true);
+    if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || Math.floor(odist) !== odist) int64Arg('cufftGetSizeMany64', 'odist', odist, true);
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftGetSizeMany64', 'type', 'i32', type);
-    if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftGetSizeMany64', 'batch', batch, true);
+    if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || Math.floor(batch) !== batch) int64Arg('cufftGetSizeMany64', 'batch', batch, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftGetSizeMany64'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s$bytes);
     if (status !== 0) throw fail('cufftGetSizeMany64', status);

@@ -13,7 +13,7 @@ let cuptiDisableKernelReplayMode$c: NativeFunction | undefined;
  * @param context in `CUcontext`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiDisableKernelReplayMode(context: T.CUcontext | null): void {
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiDisableKernelReplayMode', 'context', context, true) as typeof context;
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiDisableKernelReplayMode', 'context', context, true) as typeof context;
   const status = (cuptiDisableKernelReplayMode$c ??= binder.native('cuptiDisableKernelReplayMode'))(context);
   if (status !== 0) throw fail('cuptiDisableKernelReplayMode', status);
 }
@@ -24,7 +24,7 @@ let cuptiEnableAllDomains$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiEnableAllDomains(enable: number, subscriber: T.CUpti_SubscriberHandle | null): void {
   if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableAllDomains', 'enable', 'u32', enable);
-  if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiEnableAllDomains', 'subscriber', subscriber, true) as typeof subscriber;
+  if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || Math.floor(subscriber) !== subscriber) subscriber = addressArg('cuptiEnableAllDomains', 'subscriber', subscriber, true) as typeof subscriber;
   const status = (cuptiEnableAllDomains$c ??= binder.native('cuptiEnableAllDomains'))(enable, subscriber);
   if (status !== 0) throw fail('cuptiEnableAllDomains', status);
 }
@@ -37,7 +37,7 @@ let cuptiEnableCallback$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiEnableCallback(enable: number, subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain, cbid: number): void {
   if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableCallback', 'enable', 'u32', enable);
-  if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiEnableCallback', 'subscriber', subscriber, true) as typeof subscriber;
+  if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || Math.floor(subscriber) !== subscriber) subscriber = addressArg('cuptiEnableCallback', 'subscriber', subscriber, true) as typeof subscriber;
   if (typeof domain !== 'number' || (domain | 0) !== domain) throw intError('cuptiEnableCallback', 'domain', 'i32', domain);
   if (typeof cbid !== 'number' || (cbid >>> 0) !== cbid) throw intError('cuptiEnableCallback', 'cbid', 'u32', cbid);
   const status = (cuptiEnableCallback$c ??= binder.native('cuptiEnableCallback'))(enable, subscriber, domain, cbid);
@@ -51,7 +51,7 @@ let cuptiEnableDomain$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiEnableDomain(enable: number, subscriber: T.CUpti_SubscriberHandle | null, domain: T.CUpti_CallbackDomain): void {
   if (typeof enable !== 'number' || (enable >>> 0) !== enable) throw intError('cuptiEnableDomain', 'enable', 'u32', enable);
-  if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiEnableDomain', 'subscriber', subscriber, true) as typeof subscriber;
+  if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || Math.floor(subscriber) !== subscriber) subscriber = addressArg('cuptiEnableDomain', 'subscriber', subscriber, true) as typeof subscriber;
   if (typeof domain !== 'number' || (domain | 0) !== domain) throw intError('cuptiEnableDomain', 'domain', 'i32', domain);
   const status = (cuptiEnableDomain$c ??= binder.native('cuptiEnableDomain'))(enable, subscriber, domain);
   if (status !== 0) throw fail('cuptiEnableDomain', status);
@@ -61,7 +61,7 @@ let cuptiEnableKernelReplayMode$c: NativeFunction | undefined;
  * @param context in `CUcontext`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiEnableKernelReplayMode(context: T.CUcontext | null): void {
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEnableKernelReplayMode', 'context', context, true) as typeof context;
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiEnableKernelReplayMode', 'context', context, true) as typeof context;
   const status = (cuptiEnableKernelReplayMode$c ??= binder.native('cuptiEnableKernelReplayMode'))(context);
   if (status !== 0) throw fail('cuptiEnableKernelReplayMode', status);
 }
@@ -81,7 +81,7 @@ function bind$cuptiEnumEventDomains(): typeof cuptiEnumEventDomains {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiEnumEventDomains(arraySizeBytes, domainArray) {
-    if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
+    if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || Math.floor(arraySizeBytes) !== arraySizeBytes) int64Arg('cuptiEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
     s$u64[0] = BigInt(arraySizeBytes as number | bigint);
     pointerArg('cuptiEnumEventDomains', 'domainArray', domainArray, false);
     const status = (native$ ??= binder.native('cuptiEnumEventDomains'))(s$bytes, domainArray);
@@ -280,7 +280,7 @@ function bind$cuptiEventGroupCreate(): typeof cuptiEventGroupCreate {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiEventGroupCreate(context, flags) {
-    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupCreate', 'context', context, true) as typeof context;
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiEventGroupCreate', 'context', context, true) as typeof context;
     s$f64[0] = 0;
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuptiEventGroupCreate', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuptiEventGroupCreate'))(context, s$bytes, flags);
@@ -405,7 +405,7 @@ function bind$cuptiEventGroupReadEvent(): typeof cuptiEventGroupReadEvent {
     pointerArg('cuptiEventGroupReadEvent', 'eventGroup', eventGroup, true);
     if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cuptiEventGroupReadEvent', 'flags', 'i32', flags);
     if (typeof event !== 'number' || (event >>> 0) !== event) throw intError('cuptiEventGroupReadEvent', 'event', 'u32', event);
-    if (typeof eventValueBufferSizeBytes !== 'number' || !(eventValueBufferSizeBytes >= 0 && eventValueBufferSizeBytes <= 9007199254740991) || eventValueBufferSizeBytes % 1 !== 0) int64Arg('cuptiEventGroupReadEvent', 'eventValueBufferSizeBytes', eventValueBufferSizeBytes, false);
+    if (typeof eventValueBufferSizeBytes !== 'number' || !(eventValueBufferSizeBytes >= 0 && eventValueBufferSizeBytes <= 9007199254740991) || Math.floor(eventValueBufferSizeBytes) !== eventValueBufferSizeBytes) int64Arg('cuptiEventGroupReadEvent', 'eventValueBufferSizeBytes', eventValueBufferSizeBytes, false);
     s$u64[0] = BigInt(eventValueBufferSizeBytes as number | bigint);
     pointerArg('cuptiEventGroupReadEvent', 'eventValueBuffer', eventValueBuffer, false);
     const status = (native$ ??= binder.native('cuptiEventGroupReadEvent'))(eventGroup, flags, event, s$bytes, eventValueBuffer);
@@ -456,7 +456,7 @@ let cuptiEventGroupSetAttribute$c: NativeFunction | undefined;
 export function cuptiEventGroupSetAttribute(eventGroup: T.Pointer, attrib: T.CUpti_EventGroupAttribute, valueSize: T.Int64, value: T.Pointer): void {
   pointerArg('cuptiEventGroupSetAttribute', 'eventGroup', eventGroup, true);
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuptiEventGroupSetAttribute', 'attrib', 'i32', attrib);
-  if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || valueSize % 1 !== 0) int64Arg('cuptiEventGroupSetAttribute', 'valueSize', valueSize, false);
+  if (typeof valueSize !== 'number' || !(valueSize >= 0 && valueSize <= 9007199254740991) || Math.floor(valueSize) !== valueSize) int64Arg('cuptiEventGroupSetAttribute', 'valueSize', valueSize, false);
   pointerArg('cuptiEventGroupSetAttribute', 'value', value, true);
   const status = (cuptiEventGroupSetAttribute$c ??= binder.native('cuptiEventGroupSetAttribute'))(eventGroup, attrib, valueSize, value);
   if (status !== 0) throw fail('cuptiEventGroupSetAttribute', status);
@@ -496,8 +496,8 @@ function bind$cuptiEventGroupSetsCreate(): typeof cuptiEventGroupSetsCreate {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiEventGroupSetsCreate(context, eventIdArraySizeBytes, eventIdArray) {
-    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiEventGroupSetsCreate', 'context', context, true) as typeof context;
-    if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiEventGroupSetsCreate', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
+    if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiEventGroupSetsCreate', 'context', context, true) as typeof context;
+    if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || Math.floor(eventIdArraySizeBytes) !== eventIdArraySizeBytes) int64Arg('cuptiEventGroupSetsCreate', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
     pointerArg('cuptiEventGroupSetsCreate', 'eventIdArray', eventIdArray, false, eventIdArraySizeBytes);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuptiEventGroupSetsCreate'))(context, eventIdArraySizeBytes, eventIdArray, s$bytes);

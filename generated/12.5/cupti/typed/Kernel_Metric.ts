@@ -27,8 +27,8 @@ let cuptiMetricCreateEventGroupSets$c: NativeFunction | undefined;
  * @param eventGroupPasses in/out `CUpti_EventGroupSets **`: address or host buffer.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricCreateEventGroupSets(context: T.CUcontext | null, metricIdArraySizeBytes: T.Int64, metricIdArray: T.Pointer, eventGroupPasses: T.Pointer): void {
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiMetricCreateEventGroupSets', 'context', context, true) as typeof context;
-  if (typeof metricIdArraySizeBytes !== 'number' || !(metricIdArraySizeBytes >= 0 && metricIdArraySizeBytes <= 9007199254740991) || metricIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricCreateEventGroupSets', 'metricIdArraySizeBytes', metricIdArraySizeBytes, false);
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiMetricCreateEventGroupSets', 'context', context, true) as typeof context;
+  if (typeof metricIdArraySizeBytes !== 'number' || !(metricIdArraySizeBytes >= 0 && metricIdArraySizeBytes <= 9007199254740991) || Math.floor(metricIdArraySizeBytes) !== metricIdArraySizeBytes) int64Arg('cuptiMetricCreateEventGroupSets', 'metricIdArraySizeBytes', metricIdArraySizeBytes, false);
   pointerArg('cuptiMetricCreateEventGroupSets', 'metricIdArray', metricIdArray, true);
   pointerArg('cuptiMetricCreateEventGroupSets', 'eventGroupPasses', eventGroupPasses, true);
   const status = (cuptiMetricCreateEventGroupSets$c ??= binder.native('cuptiMetricCreateEventGroupSets'))(context, metricIdArraySizeBytes, metricIdArray, eventGroupPasses);
@@ -194,7 +194,7 @@ let cuptiMetricGetRequiredEventGroupSets$c: NativeFunction | undefined;
  * @param eventGroupSets in/out `CUpti_EventGroupSets **`: address or host buffer.
  * @remarks [NVIDIA group `CUPTI_METRIC_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__METRIC__API.html). */
 export function cuptiMetricGetRequiredEventGroupSets(context: T.CUcontext | null, metric: number, eventGroupSets: T.Pointer): void {
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiMetricGetRequiredEventGroupSets', 'context', context, true) as typeof context;
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiMetricGetRequiredEventGroupSets', 'context', context, true) as typeof context;
   if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetRequiredEventGroupSets', 'metric', 'u32', metric);
   pointerArg('cuptiMetricGetRequiredEventGroupSets', 'eventGroupSets', eventGroupSets, true);
   const status = (cuptiMetricGetRequiredEventGroupSets$c ??= binder.native('cuptiMetricGetRequiredEventGroupSets'))(context, metric, eventGroupSets);
@@ -220,11 +220,11 @@ function bind$cuptiMetricGetValue(): typeof cuptiMetricGetValue {
   return function cuptiMetricGetValue(device, metric, eventIdArraySizeBytes, eventValueArraySizeBytes, timeDuration) {
     if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiMetricGetValue', 'device', 'i32', device);
     if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetValue', 'metric', 'u32', metric);
-    if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
+    if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || Math.floor(eventIdArraySizeBytes) !== eventIdArraySizeBytes) int64Arg('cuptiMetricGetValue', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
     s$f64[0] = 0;
-    if (typeof eventValueArraySizeBytes !== 'number' || !(eventValueArraySizeBytes >= 0 && eventValueArraySizeBytes <= 9007199254740991) || eventValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue', 'eventValueArraySizeBytes', eventValueArraySizeBytes, false);
+    if (typeof eventValueArraySizeBytes !== 'number' || !(eventValueArraySizeBytes >= 0 && eventValueArraySizeBytes <= 9007199254740991) || Math.floor(eventValueArraySizeBytes) !== eventValueArraySizeBytes) int64Arg('cuptiMetricGetValue', 'eventValueArraySizeBytes', eventValueArraySizeBytes, false);
     s$f64[1] = 0;
-    if (typeof timeDuration !== 'number' || !(timeDuration >= 0 && timeDuration <= 9007199254740991) || timeDuration % 1 !== 0) int64Arg('cuptiMetricGetValue', 'timeDuration', timeDuration, false);
+    if (typeof timeDuration !== 'number' || !(timeDuration >= 0 && timeDuration <= 9007199254740991) || Math.floor(timeDuration) !== timeDuration) int64Arg('cuptiMetricGetValue', 'timeDuration', timeDuration, false);
     const metricValue$ = new Uint8Array(8);
     const status = (native$ ??= binder.native('cuptiMetricGetValue'))(device, metric, eventIdArraySizeBytes, s$slot0, eventValueArraySizeBytes, s$slot1, timeDuration, metricValue$);
     if (status !== 0) throw fail('cuptiMetricGetValue', status);
@@ -250,13 +250,13 @@ function bind$cuptiMetricGetValue2(): typeof cuptiMetricGetValue2 {
   let native$: NativeFunction | undefined;
   return function cuptiMetricGetValue2(metric, eventIdArraySizeBytes, eventValueArraySizeBytes, propIdArraySizeBytes, propValueArraySizeBytes) {
     if (typeof metric !== 'number' || (metric >>> 0) !== metric) throw intError('cuptiMetricGetValue2', 'metric', 'u32', metric);
-    if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || eventIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
+    if (typeof eventIdArraySizeBytes !== 'number' || !(eventIdArraySizeBytes >= 0 && eventIdArraySizeBytes <= 9007199254740991) || Math.floor(eventIdArraySizeBytes) !== eventIdArraySizeBytes) int64Arg('cuptiMetricGetValue2', 'eventIdArraySizeBytes', eventIdArraySizeBytes, false);
     s$f64[0] = 0;
-    if (typeof eventValueArraySizeBytes !== 'number' || !(eventValueArraySizeBytes >= 0 && eventValueArraySizeBytes <= 9007199254740991) || eventValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'eventValueArraySizeBytes', eventValueArraySizeBytes, false);
+    if (typeof eventValueArraySizeBytes !== 'number' || !(eventValueArraySizeBytes >= 0 && eventValueArraySizeBytes <= 9007199254740991) || Math.floor(eventValueArraySizeBytes) !== eventValueArraySizeBytes) int64Arg('cuptiMetricGetValue2', 'eventValueArraySizeBytes', eventValueArraySizeBytes, false);
     s$f64[1] = 0;
-    if (typeof propIdArraySizeBytes !== 'number' || !(propIdArraySizeBytes >= 0 && propIdArraySizeBytes <= 9007199254740991) || propIdArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'propIdArraySizeBytes', propIdArraySizeBytes, false);
+    if (typeof propIdArraySizeBytes !== 'number' || !(propIdArraySizeBytes >= 0 && propIdArraySizeBytes <= 9007199254740991) || Math.floor(propIdArraySizeBytes) !== propIdArraySizeBytes) int64Arg('cuptiMetricGetValue2', 'propIdArraySizeBytes', propIdArraySizeBytes, false);
     s$f64[2] = 0;
-    if (typeof propValueArraySizeBytes !== 'number' || !(propValueArraySizeBytes >= 0 && propValueArraySizeBytes <= 9007199254740991) || propValueArraySizeBytes % 1 !== 0) int64Arg('cuptiMetricGetValue2', 'propValueArraySizeBytes', propValueArraySizeBytes, false);
+    if (typeof propValueArraySizeBytes !== 'number' || !(propValueArraySizeBytes >= 0 && propValueArraySizeBytes <= 9007199254740991) || Math.floor(propValueArraySizeBytes) !== propValueArraySizeBytes) int64Arg('cuptiMetricGetValue2', 'propValueArraySizeBytes', propValueArraySizeBytes, false);
     s$f64[3] = 0;
     const metricValue$ = new Uint8Array(8);
     const status = (native$ ??= binder.native('cuptiMetricGetValue2'))(metric, eventIdArraySizeBytes, s$slot0, eventValueArraySizeBytes, s$slot1, propIdArraySizeBytes, s$slot2, propValueArraySizeBytes, s$slot3, metricValue$);

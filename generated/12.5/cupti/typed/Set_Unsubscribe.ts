@@ -14,7 +14,7 @@ let cuptiSetEventCollectionMode$c: NativeFunction | undefined;
  * @param mode in `CUpti_EventCollectionMode`.
  * @remarks [NVIDIA group `CUPTI_EVENT_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__EVENT__API.html). */
 export function cuptiSetEventCollectionMode(context: T.CUcontext | null, mode: T.CUpti_EventCollectionMode): void {
-  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || context % 1 !== 0) context = addressArg('cuptiSetEventCollectionMode', 'context', context, true) as typeof context;
+  if (typeof context !== 'number' || !(context >= 0 && context <= 9007199254740991) || Math.floor(context) !== context) context = addressArg('cuptiSetEventCollectionMode', 'context', context, true) as typeof context;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cuptiSetEventCollectionMode', 'mode', 'i32', mode);
   const status = (cuptiSetEventCollectionMode$c ??= binder.native('cuptiSetEventCollectionMode'))(context, mode);
   if (status !== 0) throw fail('cuptiSetEventCollectionMode', status);
@@ -88,7 +88,7 @@ let cuptiUnsubscribe$c: NativeFunction | undefined;
  * @param subscriber in `CUpti_SubscriberHandle`.
  * @remarks [NVIDIA group `CUPTI_CALLBACK_API`](https://docs.nvidia.com/cupti/api/group__CUPTI__CALLBACK__API.html). */
 export function cuptiUnsubscribe(subscriber: T.CUpti_SubscriberHandle | null): void {
-  if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || subscriber % 1 !== 0) subscriber = addressArg('cuptiUnsubscribe', 'subscriber', subscriber, true) as typeof subscriber;
+  if (typeof subscriber !== 'number' || !(subscriber >= 0 && subscriber <= 9007199254740991) || Math.floor(subscriber) !== subscriber) subscriber = addressArg('cuptiUnsubscribe', 'subscriber', subscriber, true) as typeof subscriber;
   const status = (cuptiUnsubscribe$c ??= binder.native('cuptiUnsubscribe'))(subscriber);
   if (status !== 0) throw fail('cuptiUnsubscribe', status);
 }

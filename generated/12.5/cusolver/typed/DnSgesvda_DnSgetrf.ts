@@ -32,22 +32,22 @@ let cusolverDnSgesvdaStridedBatched$c: NativeFunction | undefined;
  * @param h_R_nrmF in/out `double *`: address or host buffer.
  * @param batchSize in `int`. */
 export function cusolverDnSgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.DeviceMemory | null, h_R_nrmF: T.Pointer, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdaStridedBatched', 'jobz', 'i32', jobz);
   if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnSgesvdaStridedBatched', 'rank', 'i32', rank);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvdaStridedBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvdaStridedBatched', 'n', 'i32', n_);
   const d_A$ = typeof d_A === 'number' && d_A >= 0 && d_A <= 9007199254740991 && d_A % 1 === 0 ? d_A : deviceArg('cusolverDnSgesvdaStridedBatched', 'd_A', d_A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgesvdaStridedBatched', 'lda', 'i32', lda);
-  if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched', 'strideA', strideA, true);
+  if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cusolverDnSgesvdaStridedBatched', 'strideA', strideA, true);
   const d_S$ = typeof d_S === 'number' && d_S >= 0 && d_S <= 9007199254740991 && d_S % 1 === 0 ? d_S : deviceArg('cusolverDnSgesvdaStridedBatched', 'd_S', d_S, true);
-  if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched', 'strideS', strideS, true);
+  if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || Math.floor(strideS) !== strideS) int64Arg('cusolverDnSgesvdaStridedBatched', 'strideS', strideS, true);
   const d_U$ = typeof d_U === 'number' && d_U >= 0 && d_U <= 9007199254740991 && d_U % 1 === 0 ? d_U : deviceArg('cusolverDnSgesvdaStridedBatched', 'd_U', d_U, true);
   if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnSgesvdaStridedBatched', 'ldu', 'i32', ldu);
-  if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched', 'strideU', strideU, true);
+  if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || Math.floor(strideU) !== strideU) int64Arg('cusolverDnSgesvdaStridedBatched', 'strideU', strideU, true);
   const d_V$ = typeof d_V === 'number' && d_V >= 0 && d_V <= 9007199254740991 && d_V % 1 === 0 ? d_V : deviceArg('cusolverDnSgesvdaStridedBatched', 'd_V', d_V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnSgesvdaStridedBatched', 'ldv', 'i32', ldv);
-  if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched', 'strideV', strideV, true);
+  if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || Math.floor(strideV) !== strideV) int64Arg('cusolverDnSgesvdaStridedBatched', 'strideV', strideV, true);
   pointerArg('cusolverDnSgesvdaStridedBatched', 'd_work', d_work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSgesvdaStridedBatched', 'lwork', 'i32', lwork);
   const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSgesvdaStridedBatched', 'd_info', d_info, true);
@@ -85,22 +85,22 @@ function bind$cusolverDnSgesvdaStridedBatched_bufferSize(): typeof cusolverDnSge
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'jobz', 'i32', jobz);
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'rank', 'i32', rank);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'n', 'i32', n_);
     const d_A$ = typeof d_A === 'number' && d_A >= 0 && d_A <= 9007199254740991 && d_A % 1 === 0 ? d_A : deviceArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'lda', 'i32', lda);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
     const d_S$ = typeof d_S === 'number' && d_S >= 0 && d_S <= 9007199254740991 && d_S % 1 === 0 ? d_S : deviceArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_S', d_S, true);
-    if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
+    if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || Math.floor(strideS) !== strideS) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
     const d_U$ = typeof d_U === 'number' && d_U >= 0 && d_U <= 9007199254740991 && d_U % 1 === 0 ? d_U : deviceArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_U', d_U, true);
     if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'ldu', 'i32', ldu);
-    if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
+    if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || Math.floor(strideU) !== strideU) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
     const d_V$ = typeof d_V === 'number' && d_V >= 0 && d_V <= 9007199254740991 && d_V % 1 === 0 ? d_V : deviceArg('cusolverDnSgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
     if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
-    if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
+    if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || Math.floor(strideV) !== strideV) int64Arg('cusolverDnSgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
     s$f64[0] = 0;
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
     const status = (native$ ??= binder.native('cusolverDnSgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A$, lda, strideA, d_S$, strideS, d_U$, ldu, strideU, d_V$, ldv, strideV, s$bytes, batchSize);
@@ -127,7 +127,7 @@ let cusolverDnSgesvdj$c: NativeFunction | undefined;
  * @param info out `int *`: device memory.
  * @param params in `gesvdjInfo_t`. */
 export function cusolverDnSgesvdj(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.gesvdjInfo_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdj', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgesvdj', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdj', 'jobz', 'i32', jobz);
   if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnSgesvdj', 'econ', 'i32', econ);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvdj', 'm', 'i32', m);
@@ -142,7 +142,7 @@ export function cusolverDnSgesvdj(handle: T.cusolverDnHandle_t | null, jobz: T.c
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSgesvdj', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSgesvdj', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSgesvdj', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSgesvdj', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSgesvdj', 'params', params, true) as typeof params;
   const status = (cusolverDnSgesvdj$c ??= binder.native('cusolverDnSgesvdj'))(handle, jobz, econ, m, n_, A$, lda, S$, U$, ldu, V$, ldv, work$, lwork, info$, params);
   if (status !== 0) throw fail('cusolverDnSgesvdj', status);
 }
@@ -165,7 +165,7 @@ let cusolverDnSgesvdjBatched$c: NativeFunction | undefined;
  * @param params in `gesvdjInfo_t`.
  * @param batchSize in `int`. */
 export function cusolverDnSgesvdjBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.gesvdjInfo_t | null, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdjBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgesvdjBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdjBatched', 'jobz', 'i32', jobz);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvdjBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvdjBatched', 'n', 'i32', n_);
@@ -179,7 +179,7 @@ export function cusolverDnSgesvdjBatched(handle: T.cusolverDnHandle_t | null, jo
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSgesvdjBatched', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSgesvdjBatched', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSgesvdjBatched', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSgesvdjBatched', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSgesvdjBatched', 'params', params, true) as typeof params;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSgesvdjBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnSgesvdjBatched$c ??= binder.native('cusolverDnSgesvdjBatched'))(handle, jobz, m, n_, A$, lda, S$, U$, ldu, V$, ldv, work$, lwork, info$, params, batchSize);
   if (status !== 0) throw fail('cusolverDnSgesvdjBatched', status);
@@ -209,7 +209,7 @@ function bind$cusolverDnSgesvdjBatched_bufferSize(): typeof cusolverDnSgesvdjBat
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSgesvdjBatched_bufferSize(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'jobz', 'i32', jobz);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'n', 'i32', n_);
@@ -221,7 +221,7 @@ function bind$cusolverDnSgesvdjBatched_bufferSize(): typeof cusolverDnSgesvdjBat
     const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnSgesvdjBatched_bufferSize', 'V', V, true);
     if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnSgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
     const status = (native$ ??= binder.native('cusolverDnSgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A$, lda, S$, U$, ldu, V$, ldv, s$bytes, params, batchSize);
     if (status !== 0) throw fail('cusolverDnSgesvdjBatched_bufferSize', status);
@@ -253,7 +253,7 @@ function bind$cusolverDnSgesvdj_bufferSize(): typeof cusolverDnSgesvdj_bufferSiz
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSgesvdj_bufferSize(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSgesvdj_bufferSize', 'jobz', 'i32', jobz);
     if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnSgesvdj_bufferSize', 'econ', 'i32', econ);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgesvdj_bufferSize', 'm', 'i32', m);
@@ -266,7 +266,7 @@ function bind$cusolverDnSgesvdj_bufferSize(): typeof cusolverDnSgesvdj_bufferSiz
     const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnSgesvdj_bufferSize', 'V', V, true);
     if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnSgesvdj_bufferSize', 'ldv', 'i32', ldv);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSgesvdj_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSgesvdj_bufferSize', 'params', params, true) as typeof params;
     const status = (native$ ??= binder.native('cusolverDnSgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A$, lda, S$, U$, ldu, V$, ldv, s$bytes, params);
     if (status !== 0) throw fail('cusolverDnSgesvdj_bufferSize', status);
     return s$i32[0];
@@ -283,7 +283,7 @@ let cusolverDnSgetrf$c: NativeFunction | undefined;
  * @param devIpiv in/out `int *`: device memory.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnSgetrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, Workspace: T.DeviceMemory | null, devIpiv: T.DeviceMemory | null, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgetrf', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgetrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgetrf', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgetrf', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSgetrf', 'A', A, true);
@@ -311,7 +311,7 @@ function bind$cusolverDnSgetrf_bufferSize(): typeof cusolverDnSgetrf_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSgetrf_bufferSize(handle, m, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSgetrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSgetrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSgetrf_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSgetrf_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSgetrf_bufferSize', 'A', A, true);

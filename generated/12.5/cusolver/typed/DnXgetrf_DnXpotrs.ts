@@ -25,20 +25,20 @@ let cusolverDnXgetrf$c: NativeFunction | undefined;
  * @param workspaceInBytesOnHost in `size_t`.
  * @param info out `int *`: device memory. */
 export function cusolverDnXgetrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgetrf', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgetrf', 'params', params, true) as typeof params;
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgetrf', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgetrf', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgetrf', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgetrf', 'params', params, true) as typeof params;
+  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgetrf', 'm', m, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgetrf', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgetrf', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgetrf', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgetrf', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgetrf', 'lda', lda, true);
   const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnXgetrf', 'ipiv', ipiv, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgetrf', 'computeType', 'i32', computeType);
   const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXgetrf', 'bufferOnDevice', bufferOnDevice, true);
-  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || workspaceInBytesOnDevice % 1 !== 0) int64Arg('cusolverDnXgetrf', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXgetrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXgetrf', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgetrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXgetrf', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXgetrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgetrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXgetrf', 'info', info, true);
   const status = (cusolverDnXgetrf$c ??= binder.native('cusolverDnXgetrf'))(handle, params, m, n_, dataTypeA, A$, lda, ipiv$, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
   if (status !== 0) throw fail('cusolverDnXgetrf', status);
@@ -63,13 +63,13 @@ function bind$cusolverDnXgetrf_bufferSize(): typeof cusolverDnXgetrf_bufferSize 
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXgetrf_bufferSize(handle, params, m, n_, dataTypeA, A, lda, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgetrf_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgetrf_bufferSize', 'params', params, true) as typeof params;
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgetrf_bufferSize', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgetrf_bufferSize', 'n', n_, true);
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgetrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgetrf_bufferSize', 'params', params, true) as typeof params;
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgetrf_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgetrf_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgetrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgetrf_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgetrf_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgetrf_bufferSize', 'lda', lda, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgetrf_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
     s$f64[1] = 0;
@@ -94,18 +94,18 @@ let cusolverDnXgetrs$c: NativeFunction | undefined;
  * @param ldb in `int64_t`.
  * @param info out `int *`: device memory. */
 export function cusolverDnXgetrs(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, trans: T.cublasOperation_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgetrs', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgetrs', 'params', params, true) as typeof params;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgetrs', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgetrs', 'params', params, true) as typeof params;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnXgetrs', 'trans', 'i32', trans);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgetrs', 'n', n_, true);
-  if (typeof nrhs !== 'number' || !(nrhs >= -9007199254740991 && nrhs <= 9007199254740991) || nrhs % 1 !== 0) int64Arg('cusolverDnXgetrs', 'nrhs', nrhs, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgetrs', 'n', n_, true);
+  if (typeof nrhs !== 'number' || !(nrhs >= -9007199254740991 && nrhs <= 9007199254740991) || Math.floor(nrhs) !== nrhs) int64Arg('cusolverDnXgetrs', 'nrhs', nrhs, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgetrs', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgetrs', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgetrs', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgetrs', 'lda', lda, true);
   const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnXgetrs', 'ipiv', ipiv, true);
   if (typeof dataTypeB !== 'number' || (dataTypeB | 0) !== dataTypeB) throw intError('cusolverDnXgetrs', 'dataTypeB', 'i32', dataTypeB);
   const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnXgetrs', 'B', B, true);
-  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cusolverDnXgetrs', 'ldb', ldb, true);
+  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cusolverDnXgetrs', 'ldb', ldb, true);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXgetrs', 'info', info, true);
   const status = (cusolverDnXgetrs$c ??= binder.native('cusolverDnXgetrs'))(handle, params, trans, n_, nrhs, dataTypeA, A$, lda, ipiv$, dataTypeB, B$, ldb, info$);
   if (status !== 0) throw fail('cusolverDnXgetrs', status);
@@ -133,26 +133,26 @@ let cusolverDnXlarft$c: NativeFunction | undefined;
  * @param workspaceInBytesOnHost in `size_t`.
  * @remarks Since CUDA 12.5. */
 export function cusolverDnXlarft(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, direct: T.cusolverDirectMode_t, storev: T.cusolverStorevMode_t, n_: T.Int64, k: T.Int64, dataTypeV: T.cudaDataType, V: T.DeviceMemory | null, ldv: T.Int64, dataTypeTau: T.cudaDataType, tau: T.DeviceMemory | null, dataTypeT: T.cudaDataType, T_: T.Pointer, ldt: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXlarft', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXlarft', 'params', params, true) as typeof params;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXlarft', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXlarft', 'params', params, true) as typeof params;
   if (typeof direct !== 'number' || (direct | 0) !== direct) throw intError('cusolverDnXlarft', 'direct', 'i32', direct);
   if (typeof storev !== 'number' || (storev | 0) !== storev) throw intError('cusolverDnXlarft', 'storev', 'i32', storev);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXlarft', 'n', n_, true);
-  if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cusolverDnXlarft', 'k', k, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXlarft', 'n', n_, true);
+  if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cusolverDnXlarft', 'k', k, true);
   if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXlarft', 'dataTypeV', 'i32', dataTypeV);
   const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnXlarft', 'V', V, true);
-  if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || ldv % 1 !== 0) int64Arg('cusolverDnXlarft', 'ldv', ldv, true);
+  if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || Math.floor(ldv) !== ldv) int64Arg('cusolverDnXlarft', 'ldv', ldv, true);
   if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnXlarft', 'dataTypeTau', 'i32', dataTypeTau);
   const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnXlarft', 'tau', tau, true);
   if (typeof dataTypeT !== 'number' || (dataTypeT | 0) !== dataTypeT) throw intError('cusolverDnXlarft', 'dataTypeT', 'i32', dataTypeT);
   pointerArg('cusolverDnXlarft', 'T', T_, true);
-  if (typeof ldt !== 'number' || !(ldt >= -9007199254740991 && ldt <= 9007199254740991) || ldt % 1 !== 0) int64Arg('cusolverDnXlarft', 'ldt', ldt, true);
+  if (typeof ldt !== 'number' || !(ldt >= -9007199254740991 && ldt <= 9007199254740991) || Math.floor(ldt) !== ldt) int64Arg('cusolverDnXlarft', 'ldt', ldt, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXlarft', 'computeType', 'i32', computeType);
   const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXlarft', 'bufferOnDevice', bufferOnDevice, true);
-  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || workspaceInBytesOnDevice % 1 !== 0) int64Arg('cusolverDnXlarft', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXlarft', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXlarft', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXlarft', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXlarft', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXlarft', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXlarft', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   const status = (cusolverDnXlarft$c ??= binder.native('cusolverDnXlarft'))(handle, params, direct, storev, n_, k, dataTypeV, V$, ldv, dataTypeTau, tau$, dataTypeT, T_, ldt, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost);
   if (status !== 0) throw fail('cusolverDnXlarft', status);
 }
@@ -184,20 +184,20 @@ function bind$cusolverDnXlarft_bufferSize(): typeof cusolverDnXlarft_bufferSize 
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXlarft_bufferSize(handle, params, direct, storev, n_, k, dataTypeV, V, ldv, dataTypeTau, tau, dataTypeT, T_, ldt, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXlarft_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXlarft_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXlarft_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXlarft_bufferSize', 'params', params, true) as typeof params;
     if (typeof direct !== 'number' || (direct | 0) !== direct) throw intError('cusolverDnXlarft_bufferSize', 'direct', 'i32', direct);
     if (typeof storev !== 'number' || (storev | 0) !== storev) throw intError('cusolverDnXlarft_bufferSize', 'storev', 'i32', storev);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXlarft_bufferSize', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cusolverDnXlarft_bufferSize', 'k', k, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXlarft_bufferSize', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cusolverDnXlarft_bufferSize', 'k', k, true);
     if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXlarft_bufferSize', 'dataTypeV', 'i32', dataTypeV);
     const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnXlarft_bufferSize', 'V', V, true);
-    if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || ldv % 1 !== 0) int64Arg('cusolverDnXlarft_bufferSize', 'ldv', ldv, true);
+    if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || Math.floor(ldv) !== ldv) int64Arg('cusolverDnXlarft_bufferSize', 'ldv', ldv, true);
     if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnXlarft_bufferSize', 'dataTypeTau', 'i32', dataTypeTau);
     const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnXlarft_bufferSize', 'tau', tau, true);
     if (typeof dataTypeT !== 'number' || (dataTypeT | 0) !== dataTypeT) throw intError('cusolverDnXlarft_bufferSize', 'dataTypeT', 'i32', dataTypeT);
     pointerArg('cusolverDnXlarft_bufferSize', 'T', T_, true);
-    if (typeof ldt !== 'number' || !(ldt >= -9007199254740991 && ldt <= 9007199254740991) || ldt % 1 !== 0) int64Arg('cusolverDnXlarft_bufferSize', 'ldt', ldt, true);
+    if (typeof ldt !== 'number' || !(ldt >= -9007199254740991 && ldt <= 9007199254740991) || Math.floor(ldt) !== ldt) int64Arg('cusolverDnXlarft_bufferSize', 'ldt', ldt, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXlarft_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
     s$f64[1] = 0;
@@ -222,19 +222,19 @@ let cusolverDnXpotrf$c: NativeFunction | undefined;
  * @param workspaceInBytesOnHost in `size_t`.
  * @param info out `int *`: device memory. */
 export function cusolverDnXpotrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXpotrf', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXpotrf', 'params', params, true) as typeof params;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXpotrf', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXpotrf', 'params', params, true) as typeof params;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXpotrf', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXpotrf', 'n', n_, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXpotrf', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXpotrf', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXpotrf', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXpotrf', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXpotrf', 'lda', lda, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXpotrf', 'computeType', 'i32', computeType);
   const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXpotrf', 'bufferOnDevice', bufferOnDevice, true);
-  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || workspaceInBytesOnDevice % 1 !== 0) int64Arg('cusolverDnXpotrf', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXpotrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXpotrf', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXpotrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXpotrf', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXpotrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXpotrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXpotrf', 'info', info, true);
   const status = (cusolverDnXpotrf$c ??= binder.native('cusolverDnXpotrf'))(handle, params, uplo, n_, dataTypeA, A$, lda, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
   if (status !== 0) throw fail('cusolverDnXpotrf', status);
@@ -259,13 +259,13 @@ function bind$cusolverDnXpotrf_bufferSize(): typeof cusolverDnXpotrf_bufferSize 
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXpotrf_bufferSize(handle, params, uplo, n_, dataTypeA, A, lda, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXpotrf_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXpotrf_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXpotrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXpotrf_bufferSize', 'params', params, true) as typeof params;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXpotrf_bufferSize', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXpotrf_bufferSize', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXpotrf_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXpotrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXpotrf_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXpotrf_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXpotrf_bufferSize', 'lda', lda, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXpotrf_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
     s$f64[1] = 0;
@@ -289,17 +289,17 @@ let cusolverDnXpotrs$c: NativeFunction | undefined;
  * @param ldb in `int64_t`.
  * @param info out `int *`: device memory. */
 export function cusolverDnXpotrs(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, uplo: T.cublasFillMode_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXpotrs', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXpotrs', 'params', params, true) as typeof params;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXpotrs', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXpotrs', 'params', params, true) as typeof params;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXpotrs', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXpotrs', 'n', n_, true);
-  if (typeof nrhs !== 'number' || !(nrhs >= -9007199254740991 && nrhs <= 9007199254740991) || nrhs % 1 !== 0) int64Arg('cusolverDnXpotrs', 'nrhs', nrhs, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXpotrs', 'n', n_, true);
+  if (typeof nrhs !== 'number' || !(nrhs >= -9007199254740991 && nrhs <= 9007199254740991) || Math.floor(nrhs) !== nrhs) int64Arg('cusolverDnXpotrs', 'nrhs', nrhs, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXpotrs', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXpotrs', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXpotrs', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXpotrs', 'lda', lda, true);
   if (typeof dataTypeB !== 'number' || (dataTypeB | 0) !== dataTypeB) throw intError('cusolverDnXpotrs', 'dataTypeB', 'i32', dataTypeB);
   const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnXpotrs', 'B', B, true);
-  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cusolverDnXpotrs', 'ldb', ldb, true);
+  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cusolverDnXpotrs', 'ldb', ldb, true);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXpotrs', 'info', info, true);
   const status = (cusolverDnXpotrs$c ??= binder.native('cusolverDnXpotrs'))(handle, params, uplo, n_, nrhs, dataTypeA, A$, lda, dataTypeB, B$, ldb, info$);
   if (status !== 0) throw fail('cusolverDnXpotrs', status);

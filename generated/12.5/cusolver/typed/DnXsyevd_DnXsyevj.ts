@@ -27,22 +27,22 @@ let cusolverDnXsyevd$c: NativeFunction | undefined;
  * @param workspaceInBytesOnHost in `size_t`.
  * @param info out `int *`: device memory. */
 export function cusolverDnXsyevd(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevd', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevd', 'params', params, true) as typeof params;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXsyevd', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXsyevd', 'params', params, true) as typeof params;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevd', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevd', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevd', 'n', n_, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXsyevd', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevd', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXsyevd', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevd', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXsyevd', 'lda', lda, true);
   if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevd', 'dataTypeW', 'i32', dataTypeW);
   const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnXsyevd', 'W', W, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevd', 'computeType', 'i32', computeType);
   const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXsyevd', 'bufferOnDevice', bufferOnDevice, true);
-  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || workspaceInBytesOnDevice % 1 !== 0) int64Arg('cusolverDnXsyevd', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXsyevd', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXsyevd', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXsyevd', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXsyevd', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXsyevd', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXsyevd', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXsyevd', 'info', info, true);
   const status = (cusolverDnXsyevd$c ??= binder.native('cusolverDnXsyevd'))(handle, params, jobz, uplo, n_, dataTypeA, A$, lda, dataTypeW, W$, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
   if (status !== 0) throw fail('cusolverDnXsyevd', status);
@@ -70,14 +70,14 @@ function bind$cusolverDnXsyevd_bufferSize(): typeof cusolverDnXsyevd_bufferSize 
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXsyevd_bufferSize(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevd_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevd_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXsyevd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXsyevd_bufferSize', 'params', params, true) as typeof params;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevd_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevd_bufferSize', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevd_bufferSize', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXsyevd_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXsyevd_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevd_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXsyevd_bufferSize', 'lda', lda, true);
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevd_bufferSize', 'dataTypeW', 'i32', dataTypeW);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnXsyevd_bufferSize', 'W', W, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevd_bufferSize', 'computeType', 'i32', computeType);
@@ -121,28 +121,28 @@ function bind$cusolverDnXsyevdx(): typeof cusolverDnXsyevdx {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusolverDnXsyevdx(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, bufferOnDevice, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevdx', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevdx', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXsyevdx', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXsyevdx', 'params', params, true) as typeof params;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevdx', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnXsyevdx', 'range', 'i32', range);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevdx', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXsyevdx', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevdx', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXsyevdx', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXsyevdx', 'lda', lda, true);
     const vl$ = scalarArg('cusolverDnXsyevdx', 'vl', 'untyped', 'host', vl, s$slot0);
     const vu$ = scalarArg('cusolverDnXsyevdx', 'vu', 'untyped', 'host', vu, s$slot1);
-    if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || il % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'il', il, true);
-    if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || iu % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'iu', iu, true);
+    if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || Math.floor(il) !== il) int64Arg('cusolverDnXsyevdx', 'il', il, true);
+    if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || Math.floor(iu) !== iu) int64Arg('cusolverDnXsyevdx', 'iu', iu, true);
     pointerArg('cusolverDnXsyevdx', 'meig64', meig64, true);
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevdx', 'dataTypeW', 'i32', dataTypeW);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnXsyevdx', 'W', W, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXsyevdx', 'computeType', 'i32', computeType);
     const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXsyevdx', 'bufferOnDevice', bufferOnDevice, true);
-    if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || workspaceInBytesOnDevice % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
-    if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+    if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
+    if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
     hostArg('cusolverDnXsyevdx', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
-    if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+    if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXsyevdx', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
     const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXsyevdx', 'info', info, true);
     const status = (native$ ??= binder.native('cusolverDnXsyevdx'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl$, vu$, il, iu, meig64, dataTypeW, W$, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
     if (status !== 0) throw fail('cusolverDnXsyevdx', status);
@@ -177,19 +177,19 @@ function bind$cusolverDnXsyevdx_bufferSize(): typeof cusolverDnXsyevdx_bufferSiz
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$f64 = s.f64, s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXsyevdx_bufferSize(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXsyevdx_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXsyevdx_bufferSize', 'params', params, true) as typeof params;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXsyevdx_bufferSize', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnXsyevdx_bufferSize', 'range', 'i32', range);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnXsyevdx_bufferSize', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXsyevdx_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXsyevdx_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXsyevdx_bufferSize', 'lda', lda, true);
     const vl$ = scalarArg('cusolverDnXsyevdx_bufferSize', 'vl', 'untyped', 'host', vl, s$slot0);
     const vu$ = scalarArg('cusolverDnXsyevdx_bufferSize', 'vu', 'untyped', 'host', vu, s$slot1);
-    if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || il % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'il', il, true);
-    if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || iu % 1 !== 0) int64Arg('cusolverDnXsyevdx_bufferSize', 'iu', iu, true);
+    if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || Math.floor(il) !== il) int64Arg('cusolverDnXsyevdx_bufferSize', 'il', il, true);
+    if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || Math.floor(iu) !== iu) int64Arg('cusolverDnXsyevdx_bufferSize', 'iu', iu, true);
     pointerArg('cusolverDnXsyevdx_bufferSize', 'h_meig', h_meig, true);
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXsyevdx_bufferSize', 'dataTypeW', 'i32', dataTypeW);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnXsyevdx_bufferSize', 'W', W, true);
@@ -215,8 +215,8 @@ function bind$cusolverDnXsyevjGetResidual(): typeof cusolverDnXsyevjGetResidual 
   const s$f64 = s.f64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function cusolverDnXsyevjGetResidual(handle, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetResidual', 'handle', handle, true) as typeof handle;
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetResidual', 'info', info, true) as typeof info;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXsyevjGetResidual', 'handle', handle, true) as typeof handle;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXsyevjGetResidual', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnXsyevjGetResidual'))(handle, info, s$bytes);
     if (status !== 0) throw fail('cusolverDnXsyevjGetResidual', status);
@@ -237,8 +237,8 @@ function bind$cusolverDnXsyevjGetSweeps(): typeof cusolverDnXsyevjGetSweeps {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXsyevjGetSweeps(handle, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXsyevjGetSweeps', 'handle', handle, true) as typeof handle;
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjGetSweeps', 'info', info, true) as typeof info;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXsyevjGetSweeps', 'handle', handle, true) as typeof handle;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXsyevjGetSweeps', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnXsyevjGetSweeps'))(handle, info, s$bytes);
     if (status !== 0) throw fail('cusolverDnXsyevjGetSweeps', status);
@@ -250,7 +250,7 @@ let cusolverDnXsyevjSetMaxSweeps$c: NativeFunction | undefined;
  * @param info in `syevjInfo_t`.
  * @param max_sweeps in `int`. */
 export function cusolverDnXsyevjSetMaxSweeps(info: T.syevjInfo_t | null, max_sweeps: number): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjSetMaxSweeps', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXsyevjSetMaxSweeps', 'info', info, true) as typeof info;
   if (typeof max_sweeps !== 'number' || (max_sweeps | 0) !== max_sweeps) throw intError('cusolverDnXsyevjSetMaxSweeps', 'max_sweeps', 'i32', max_sweeps);
   const status = (cusolverDnXsyevjSetMaxSweeps$c ??= binder.native('cusolverDnXsyevjSetMaxSweeps'))(info, max_sweeps);
   if (status !== 0) throw fail('cusolverDnXsyevjSetMaxSweeps', status);
@@ -260,7 +260,7 @@ let cusolverDnXsyevjSetSortEig$c: NativeFunction | undefined;
  * @param info in `syevjInfo_t`.
  * @param sort_eig in `int`. */
 export function cusolverDnXsyevjSetSortEig(info: T.syevjInfo_t | null, sort_eig: number): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjSetSortEig', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXsyevjSetSortEig', 'info', info, true) as typeof info;
   if (typeof sort_eig !== 'number' || (sort_eig | 0) !== sort_eig) throw intError('cusolverDnXsyevjSetSortEig', 'sort_eig', 'i32', sort_eig);
   const status = (cusolverDnXsyevjSetSortEig$c ??= binder.native('cusolverDnXsyevjSetSortEig'))(info, sort_eig);
   if (status !== 0) throw fail('cusolverDnXsyevjSetSortEig', status);
@@ -270,7 +270,7 @@ let cusolverDnXsyevjSetTolerance$c: NativeFunction | undefined;
  * @param info in `syevjInfo_t`.
  * @param tolerance in `double`. */
 export function cusolverDnXsyevjSetTolerance(info: T.syevjInfo_t | null, tolerance: number): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXsyevjSetTolerance', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXsyevjSetTolerance', 'info', info, true) as typeof info;
   if (typeof tolerance !== 'number') throw argError('cusolverDnXsyevjSetTolerance', 'tolerance', 'a number', tolerance);
   const status = (cusolverDnXsyevjSetTolerance$c ??= binder.native('cusolverDnXsyevjSetTolerance'))(info, tolerance);
   if (status !== 0) throw fail('cusolverDnXsyevjSetTolerance', status);

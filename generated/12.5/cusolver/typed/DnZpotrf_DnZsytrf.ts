@@ -19,7 +19,7 @@ let cusolverDnZpotrf$c: NativeFunction | undefined;
  * @param Lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnZpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, Workspace: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZpotrf', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZpotrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotrf', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotrf', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZpotrf', 'A', A, true);
@@ -40,7 +40,7 @@ let cusolverDnZpotrfBatched$c: NativeFunction | undefined;
  * @param infoArray out `int *`: device memory.
  * @param batchSize in `int`. */
 export function cusolverDnZpotrfBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, Aarray: T.DeviceMemory | null, lda: number, infoArray: T.DeviceMemory | null, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZpotrfBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZpotrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotrfBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotrfBatched', 'n', 'i32', n_);
   const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Aarray % 1 === 0 ? Aarray : deviceArg('cusolverDnZpotrfBatched', 'Aarray', Aarray, true);
@@ -67,7 +67,7 @@ function bind$cusolverDnZpotrf_bufferSize(): typeof cusolverDnZpotrf_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZpotrf_bufferSize(handle, uplo, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZpotrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZpotrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotrf_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotrf_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZpotrf_bufferSize', 'A', A, true);
@@ -89,7 +89,7 @@ let cusolverDnZpotri$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnZpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZpotri', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZpotri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotri', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotri', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZpotri', 'A', A, true);
@@ -117,7 +117,7 @@ function bind$cusolverDnZpotri_bufferSize(): typeof cusolverDnZpotri_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZpotri_bufferSize(handle, uplo, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZpotri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZpotri_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotri_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotri_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZpotri_bufferSize', 'A', A, true);
@@ -140,7 +140,7 @@ let cusolverDnZpotrs$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnZpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZpotrs', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZpotrs', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotrs', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotrs', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZpotrs', 'nrhs', 'i32', nrhs);
@@ -165,7 +165,7 @@ let cusolverDnZpotrsBatched$c: NativeFunction | undefined;
  * @param d_info out `int *`: device memory.
  * @param batchSize in `int`. */
 export function cusolverDnZpotrsBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, d_info: T.DeviceMemory | null, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZpotrsBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZpotrsBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZpotrsBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZpotrsBatched', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZpotrsBatched', 'nrhs', 'i32', nrhs);
@@ -190,7 +190,7 @@ let cusolverDnZsytrf$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnZsytrf(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZsytrf', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZsytrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZsytrf', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZsytrf', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZsytrf', 'A', A, true);
@@ -218,7 +218,7 @@ function bind$cusolverDnZsytrf_bufferSize(): typeof cusolverDnZsytrf_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZsytrf_bufferSize(handle, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZsytrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZsytrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZsytrf_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZsytrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZsytrf_bufferSize', 'lda', 'i32', lda);

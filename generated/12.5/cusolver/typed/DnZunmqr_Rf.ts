@@ -25,7 +25,7 @@ let cusolverDnZunmqr$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnZunmqr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmqr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZunmqr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZunmqr', 'side', 'i32', side);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnZunmqr', 'trans', 'i32', trans);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZunmqr', 'm', 'i32', m);
@@ -65,7 +65,7 @@ function bind$cusolverDnZunmqr_bufferSize(): typeof cusolverDnZunmqr_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZunmqr_bufferSize(handle, side, trans, m, n_, k, A, lda, tau, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmqr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZunmqr_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZunmqr_bufferSize', 'side', 'i32', side);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnZunmqr_bufferSize', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZunmqr_bufferSize', 'm', 'i32', m);
@@ -99,7 +99,7 @@ let cusolverDnZunmtr$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnZunmtr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmtr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZunmtr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZunmtr', 'side', 'i32', side);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZunmtr', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnZunmtr', 'trans', 'i32', trans);
@@ -139,7 +139,7 @@ function bind$cusolverDnZunmtr_bufferSize(): typeof cusolverDnZunmtr_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZunmtr_bufferSize(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZunmtr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZunmtr_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnZunmtr_bufferSize', 'side', 'i32', side);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZunmtr_bufferSize', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnZunmtr_bufferSize', 'trans', 'i32', trans);
@@ -207,7 +207,7 @@ function bind$cusolverRfAccessBundledFactorsDevice(): typeof cusolverRfAccessBun
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$i32 = s.i32, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverRfAccessBundledFactorsDevice(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfAccessBundledFactorsDevice', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfAccessBundledFactorsDevice', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -221,7 +221,7 @@ let cusolverRfAnalyze$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfAnalyze(handle: T.cusolverRfHandle_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfAnalyze', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfAnalyze', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfAnalyze$c ??= binder.native('cusolverRfAnalyze'))(handle);
   if (status !== 0) throw fail('cusolverRfAnalyze', status);
 }
@@ -229,7 +229,7 @@ let cusolverRfBatchAnalyze$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchAnalyze(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfBatchAnalyze(handle: T.cusolverRfHandle_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfBatchAnalyze', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfBatchAnalyze', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfBatchAnalyze$c ??= binder.native('cusolverRfBatchAnalyze'))(handle);
   if (status !== 0) throw fail('cusolverRfBatchAnalyze', status);
 }
@@ -237,7 +237,7 @@ let cusolverRfBatchRefactor$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfBatchRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfBatchRefactor(handle: T.cusolverRfHandle_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfBatchRefactor', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfBatchRefactor', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfBatchRefactor$c ??= binder.native('cusolverRfBatchRefactor'))(handle);
   if (status !== 0) throw fail('cusolverRfBatchRefactor', status);
 }
@@ -261,7 +261,7 @@ export function cusolverRfBatchResetValues(batchSize: number, n_: number, nnzA: 
   pointerArg('cusolverRfBatchResetValues', 'csrValA_array', csrValA_array, true);
   pointerArg('cusolverRfBatchResetValues', 'P', P, true);
   pointerArg('cusolverRfBatchResetValues', 'Q', Q, true);
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfBatchResetValues', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfBatchResetValues', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfBatchResetValues$c ??= binder.native('cusolverRfBatchResetValues'))(batchSize, n_, nnzA, csrRowPtrA, csrColIndA, csrValA_array, P, Q, handle);
   if (status !== 0) throw fail('cusolverRfBatchResetValues', status);
 }
@@ -301,7 +301,7 @@ export function cusolverRfBatchSetupHost(batchSize: number, n_: number, nnzA: nu
   pointerArg('cusolverRfBatchSetupHost', 'h_csrValU', h_csrValU, true);
   pointerArg('cusolverRfBatchSetupHost', 'h_P', h_P, true);
   pointerArg('cusolverRfBatchSetupHost', 'h_Q', h_Q, true);
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfBatchSetupHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfBatchSetupHost', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfBatchSetupHost$c ??= binder.native('cusolverRfBatchSetupHost'))(batchSize, n_, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA_array, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
   if (status !== 0) throw fail('cusolverRfBatchSetupHost', status);
 }
@@ -316,7 +316,7 @@ let cusolverRfBatchSolve$c: NativeFunction | undefined;
  * @param XF_array in/out `double **`: address or host buffer.
  * @param ldxf in `int`. */
 export function cusolverRfBatchSolve(handle: T.cusolverRfHandle_t | null, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF_array: T.Pointer, ldxf: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfBatchSolve', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfBatchSolve', 'handle', handle, true) as typeof handle;
   pointerArg('cusolverRfBatchSolve', 'P', P, true);
   pointerArg('cusolverRfBatchSolve', 'Q', Q, true);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverRfBatchSolve', 'nrhs', 'i32', nrhs);
@@ -332,7 +332,7 @@ let cusolverRfBatchZeroPivot$c: NativeFunction | undefined;
  * @param handle in `cusolverRfHandle_t`.
  * @param position in/out `int *`: address or host buffer. */
 export function cusolverRfBatchZeroPivot(handle: T.cusolverRfHandle_t | null, position: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfBatchZeroPivot', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfBatchZeroPivot', 'handle', handle, true) as typeof handle;
   pointerArg('cusolverRfBatchZeroPivot', 'position', position, true);
   const status = (cusolverRfBatchZeroPivot$c ??= binder.native('cusolverRfBatchZeroPivot'))(handle, position);
   if (status !== 0) throw fail('cusolverRfBatchZeroPivot', status);
@@ -364,7 +364,7 @@ let cusolverRfDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfDestroy(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfDestroy(handle: T.cusolverRfHandle_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfDestroy', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfDestroy', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfDestroy$c ??= binder.native('cusolverRfDestroy'))(handle);
   if (status !== 0) throw fail('cusolverRfDestroy', status);
 }
@@ -381,7 +381,7 @@ function bind$cusolverRfExtractBundledFactorsHost(): typeof cusolverRfExtractBun
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$i32 = s.i32, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverRfExtractBundledFactorsHost(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfExtractBundledFactorsHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfExtractBundledFactorsHost', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -404,7 +404,7 @@ function bind$cusolverRfExtractSplitFactorsHost(): typeof cusolverRfExtractSplit
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$i32 = s.i32, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverRfExtractSplitFactorsHost(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfExtractSplitFactorsHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfExtractSplitFactorsHost', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -431,7 +431,7 @@ function bind$cusolverRfGetAlgs(): typeof cusolverRfGetAlgs {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverRfGetAlgs(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetAlgs', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfGetAlgs', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cusolverRfGetAlgs'))(handle, s$slot0, s$slot1);
@@ -452,7 +452,7 @@ function bind$cusolverRfGetMatrixFormat(): typeof cusolverRfGetMatrixFormat {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverRfGetMatrixFormat(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetMatrixFormat', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfGetMatrixFormat', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cusolverRfGetMatrixFormat'))(handle, s$slot0, s$slot1);
@@ -473,7 +473,7 @@ function bind$cusolverRfGetNumericBoostReport(): typeof cusolverRfGetNumericBoos
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverRfGetNumericBoostReport(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetNumericBoostReport', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfGetNumericBoostReport', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverRfGetNumericBoostReport'))(handle, s$bytes);
     if (status !== 0) throw fail('cusolverRfGetNumericBoostReport', status);
@@ -493,7 +493,7 @@ function bind$cusolverRfGetNumericProperties(): typeof cusolverRfGetNumericPrope
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusolverRfGetNumericProperties(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetNumericProperties', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfGetNumericProperties', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cusolverRfGetNumericProperties'))(handle, s$slot0, s$slot1);
@@ -514,7 +514,7 @@ function bind$cusolverRfGetResetValuesFastMode(): typeof cusolverRfGetResetValue
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverRfGetResetValuesFastMode(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfGetResetValuesFastMode', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfGetResetValuesFastMode', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverRfGetResetValuesFastMode'))(handle, s$bytes);
     if (status !== 0) throw fail('cusolverRfGetResetValuesFastMode', status);
@@ -525,7 +525,7 @@ let cusolverRfRefactor$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverRfRefactor(cusolverRfHandle_t handle)` · cusolverRf.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverRfHandle_t`. */
 export function cusolverRfRefactor(handle: T.cusolverRfHandle_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfRefactor', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfRefactor', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfRefactor$c ??= binder.native('cusolverRfRefactor'))(handle);
   if (status !== 0) throw fail('cusolverRfRefactor', status);
 }
@@ -547,7 +547,7 @@ export function cusolverRfResetValues(n_: number, nnzA: number, csrRowPtrA: T.Po
   pointerArg('cusolverRfResetValues', 'csrValA', csrValA, true);
   pointerArg('cusolverRfResetValues', 'P', P, true);
   pointerArg('cusolverRfResetValues', 'Q', Q, true);
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfResetValues', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfResetValues', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfResetValues$c ??= binder.native('cusolverRfResetValues'))(n_, nnzA, csrRowPtrA, csrColIndA, csrValA, P, Q, handle);
   if (status !== 0) throw fail('cusolverRfResetValues', status);
 }
@@ -557,7 +557,7 @@ let cusolverRfSetAlgs$c: NativeFunction | undefined;
  * @param factAlg in `cusolverRfFactorization_t`.
  * @param solveAlg in `cusolverRfTriangularSolve_t`. */
 export function cusolverRfSetAlgs(handle: T.cusolverRfHandle_t | null, factAlg: T.cusolverRfFactorization_t, solveAlg: T.cusolverRfTriangularSolve_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfSetAlgs', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSetAlgs', 'handle', handle, true) as typeof handle;
   if (typeof factAlg !== 'number' || (factAlg | 0) !== factAlg) throw intError('cusolverRfSetAlgs', 'factAlg', 'i32', factAlg);
   if (typeof solveAlg !== 'number' || (solveAlg | 0) !== solveAlg) throw intError('cusolverRfSetAlgs', 'solveAlg', 'i32', solveAlg);
   const status = (cusolverRfSetAlgs$c ??= binder.native('cusolverRfSetAlgs'))(handle, factAlg, solveAlg);
@@ -569,7 +569,7 @@ let cusolverRfSetMatrixFormat$c: NativeFunction | undefined;
  * @param format in `cusolverRfMatrixFormat_t`.
  * @param diag in `cusolverRfUnitDiagonal_t`. */
 export function cusolverRfSetMatrixFormat(handle: T.cusolverRfHandle_t | null, format: T.cusolverRfMatrixFormat_t, diag: T.cusolverRfUnitDiagonal_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfSetMatrixFormat', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSetMatrixFormat', 'handle', handle, true) as typeof handle;
   if (typeof format !== 'number' || (format | 0) !== format) throw intError('cusolverRfSetMatrixFormat', 'format', 'i32', format);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cusolverRfSetMatrixFormat', 'diag', 'i32', diag);
   const status = (cusolverRfSetMatrixFormat$c ??= binder.native('cusolverRfSetMatrixFormat'))(handle, format, diag);
@@ -581,7 +581,7 @@ let cusolverRfSetNumericProperties$c: NativeFunction | undefined;
  * @param zero in `double`.
  * @param boost in `double`. */
 export function cusolverRfSetNumericProperties(handle: T.cusolverRfHandle_t | null, zero: number, boost: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfSetNumericProperties', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSetNumericProperties', 'handle', handle, true) as typeof handle;
   if (typeof zero !== 'number') throw argError('cusolverRfSetNumericProperties', 'zero', 'a number', zero);
   if (typeof boost !== 'number') throw argError('cusolverRfSetNumericProperties', 'boost', 'a number', boost);
   const status = (cusolverRfSetNumericProperties$c ??= binder.native('cusolverRfSetNumericProperties'))(handle, zero, boost);
@@ -592,7 +592,7 @@ let cusolverRfSetResetValuesFastMode$c: NativeFunction | undefined;
  * @param handle in `cusolverRfHandle_t`.
  * @param fastMode in `cusolverRfResetValuesFastMode_t`. */
 export function cusolverRfSetResetValuesFastMode(handle: T.cusolverRfHandle_t | null, fastMode: T.cusolverRfResetValuesFastMode_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfSetResetValuesFastMode', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSetResetValuesFastMode', 'handle', handle, true) as typeof handle;
   if (typeof fastMode !== 'number' || (fastMode | 0) !== fastMode) throw intError('cusolverRfSetResetValuesFastMode', 'fastMode', 'i32', fastMode);
   const status = (cusolverRfSetResetValuesFastMode$c ??= binder.native('cusolverRfSetResetValuesFastMode'))(handle, fastMode);
   if (status !== 0) throw fail('cusolverRfSetResetValuesFastMode', status);
@@ -631,7 +631,7 @@ export function cusolverRfSetupDevice(n_: number, nnzA: number, csrRowPtrA: T.Po
   pointerArg('cusolverRfSetupDevice', 'csrValU', csrValU, true);
   pointerArg('cusolverRfSetupDevice', 'P', P, true);
   pointerArg('cusolverRfSetupDevice', 'Q', Q, true);
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfSetupDevice', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSetupDevice', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfSetupDevice$c ??= binder.native('cusolverRfSetupDevice'))(n_, nnzA, csrRowPtrA, csrColIndA, csrValA, nnzL, csrRowPtrL, csrColIndL, csrValL, nnzU, csrRowPtrU, csrColIndU, csrValU, P, Q, handle);
   if (status !== 0) throw fail('cusolverRfSetupDevice', status);
 }
@@ -669,7 +669,7 @@ export function cusolverRfSetupHost(n_: number, nnzA: number, h_csrRowPtrA: T.Po
   pointerArg('cusolverRfSetupHost', 'h_csrValU', h_csrValU, true);
   pointerArg('cusolverRfSetupHost', 'h_P', h_P, true);
   pointerArg('cusolverRfSetupHost', 'h_Q', h_Q, true);
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfSetupHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSetupHost', 'handle', handle, true) as typeof handle;
   const status = (cusolverRfSetupHost$c ??= binder.native('cusolverRfSetupHost'))(n_, nnzA, h_csrRowPtrA, h_csrColIndA, h_csrValA, nnzL, h_csrRowPtrL, h_csrColIndL, h_csrValL, nnzU, h_csrRowPtrU, h_csrColIndU, h_csrValU, h_P, h_Q, handle);
   if (status !== 0) throw fail('cusolverRfSetupHost', status);
 }
@@ -684,7 +684,7 @@ let cusolverRfSolve$c: NativeFunction | undefined;
  * @param XF in/out `double *`: address or host buffer.
  * @param ldxf in `int`. */
 export function cusolverRfSolve(handle: T.cusolverRfHandle_t | null, P: T.Pointer, Q: T.Pointer, nrhs: number, Temp: T.Pointer, ldt: number, XF: T.Pointer, ldxf: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverRfSolve', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverRfSolve', 'handle', handle, true) as typeof handle;
   pointerArg('cusolverRfSolve', 'P', P, true);
   pointerArg('cusolverRfSolve', 'Q', Q, true);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverRfSolve', 'nrhs', 'i32', nrhs);

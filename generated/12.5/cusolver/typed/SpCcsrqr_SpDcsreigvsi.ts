@@ -30,16 +30,16 @@ function bind$cusolverSpCcsrqrBufferInfoBatched(): typeof cusolverSpCcsrqrBuffer
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverSpCcsrqrBufferInfoBatched(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
     const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpCcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
     const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpCcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpCcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpCcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverSpCcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cusolverSpCcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, batchSize, info, s$slot0, s$slot1);
@@ -63,18 +63,18 @@ let cusolverSpCcsrqrsvBatched$c: NativeFunction | undefined;
  * @param info in `csrqrInfo_t`.
  * @param pBuffer in/out `void *`: address or host buffer. */
 export function cusolverSpCcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, b: T.DeviceMemory | null, x: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrqrsvBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpCcsrqrsvBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrqrsvBatched', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrqrsvBatched', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrqrsvBatched', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpCcsrqrsvBatched', 'descrA', descrA, true) as typeof descrA;
   const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpCcsrqrsvBatched', 'csrValA', csrValA, true);
   const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpCcsrqrsvBatched', 'csrRowPtrA', csrRowPtrA, true);
   const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpCcsrqrsvBatched', 'csrColIndA', csrColIndA, true);
   const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpCcsrqrsvBatched', 'b', b, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpCcsrqrsvBatched', 'x', x, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpCcsrqrsvBatched', 'batchSize', 'i32', batchSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpCcsrqrsvBatched', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverSpCcsrqrsvBatched', 'info', info, true) as typeof info;
   pointerArg('cusolverSpCcsrqrsvBatched', 'pBuffer', pBuffer, true);
   const status = (cusolverSpCcsrqrsvBatched$c ??= binder.native('cusolverSpCcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA$, csrRowPtrA$, csrColIndA$, b$, x$, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpCcsrqrsvBatched', status);
@@ -99,10 +99,10 @@ function bind$cusolverSpCcsrzfdHost(): typeof cusolverSpCcsrzfdHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpCcsrzfdHost(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpCcsrzfdHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpCcsrzfdHost', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpCcsrzfdHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpCcsrzfdHost', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpCcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpCcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpCcsrzfdHost', 'csrValA', csrValA, true);
     hostArg('cusolverSpCcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
     hostArg('cusolverSpCcsrzfdHost', 'csrColIndA', csrColIndA, true);
@@ -172,10 +172,10 @@ let cusolverSpDcsreigsHost$c: NativeFunction | undefined;
  * @param right_upper_corner in `double2` by value.
  * @param num_eigs in/out `int *`: address or host buffer. */
 export function cusolverSpDcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsreigsHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsreigsHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsreigsHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsreigsHost', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpDcsreigsHost', 'descrA', descrA, true) as typeof descrA;
   hostArg('cusolverSpDcsreigsHost', 'csrValA', csrValA, true);
   hostArg('cusolverSpDcsreigsHost', 'csrRowPtrA', csrRowPtrA, true);
   hostArg('cusolverSpDcsreigsHost', 'csrColIndA', csrColIndA, true);
@@ -201,10 +201,10 @@ let cusolverSpDcsreigvsi$c: NativeFunction | undefined;
  * @param mu in/out `double *`: address or host buffer.
  * @param x in/out `double *`: device memory. */
 export function cusolverSpDcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, mu0: number, x0: T.DeviceMemory | null, maxite: number, eps: number, mu: T.Pointer, x: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsreigvsi', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsreigvsi', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsreigvsi', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsreigvsi', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpDcsreigvsi', 'descrA', descrA, true) as typeof descrA;
   const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpDcsreigvsi', 'csrValA', csrValA, true);
   const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpDcsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
   const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpDcsreigvsi', 'csrColIndA', csrColIndA, true);
@@ -233,10 +233,10 @@ let cusolverSpDcsreigvsiHost$c: NativeFunction | undefined;
  * @param mu in/out `double *`: address or host buffer.
  * @param x in/out `double *`: host memory. */
 export function cusolverSpDcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, mu0: number, x0: T.HostMemory | null, maxite: number, tol: number, mu: T.Pointer, x: T.HostMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsreigvsiHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsreigvsiHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsreigvsiHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsreigvsiHost', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpDcsreigvsiHost', 'descrA', descrA, true) as typeof descrA;
   hostArg('cusolverSpDcsreigvsiHost', 'csrValA', csrValA, true);
   hostArg('cusolverSpDcsreigvsiHost', 'csrRowPtrA', csrRowPtrA, true);
   hostArg('cusolverSpDcsreigvsiHost', 'csrColIndA', csrColIndA, true);

@@ -28,10 +28,10 @@ function bind$cusolverSpDcsrzfdHost(): typeof cusolverSpDcsrzfdHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpDcsrzfdHost(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrzfdHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsrzfdHost', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrzfdHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrzfdHost', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpDcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpDcsrzfdHost', 'csrValA', csrValA, true);
     hostArg('cusolverSpDcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
     hostArg('cusolverSpDcsrzfdHost', 'csrColIndA', csrColIndA, true);
@@ -46,7 +46,7 @@ let cusolverSpDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDestroy(cusolverSpHandle_t handle)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverSpHandle_t`. */
 export function cusolverSpDestroy(handle: T.cusolverSpHandle_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDestroy', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDestroy', 'handle', handle, true) as typeof handle;
   const status = (cusolverSpDestroy$c ??= binder.native('cusolverSpDestroy'))(handle);
   if (status !== 0) throw fail('cusolverSpDestroy', status);
 }
@@ -54,7 +54,7 @@ let cusolverSpDestroyCsrqrInfo$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverSpDestroyCsrqrInfo(csrqrInfo_t info)` · cusolverSp.h · CUDA 12.5 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `csrqrInfo_t`. */
 export function cusolverSpDestroyCsrqrInfo(info: T.csrqrInfo_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpDestroyCsrqrInfo', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverSpDestroyCsrqrInfo', 'info', info, true) as typeof info;
   const status = (cusolverSpDestroyCsrqrInfo$c ??= binder.native('cusolverSpDestroyCsrqrInfo'))(info);
   if (status !== 0) throw fail('cusolverSpDestroyCsrqrInfo', status);
 }
@@ -72,7 +72,7 @@ function bind$cusolverSpGetStream(): typeof cusolverSpGetStream {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverSpGetStream(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpGetStream', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpGetStream', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverSpGetStream'))(handle, s$bytes);
     if (status !== 0) throw fail('cusolverSpGetStream', status);
@@ -96,10 +96,10 @@ let cusolverSpScsreigsHost$c: NativeFunction | undefined;
  * @param right_upper_corner in `float2` by value.
  * @param num_eigs in/out `int *`: address or host buffer. */
 export function cusolverSpScsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, left_bottom_corner: T.float2, right_upper_corner: T.float2, num_eigs: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsreigsHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpScsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsreigsHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsreigsHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsreigsHost', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpScsreigsHost', 'descrA', descrA, true) as typeof descrA;
   hostArg('cusolverSpScsreigsHost', 'csrValA', csrValA, true);
   hostArg('cusolverSpScsreigsHost', 'csrRowPtrA', csrRowPtrA, true);
   hostArg('cusolverSpScsreigsHost', 'csrColIndA', csrColIndA, true);
@@ -125,10 +125,10 @@ let cusolverSpScsreigvsi$c: NativeFunction | undefined;
  * @param mu in/out `float *`: address or host buffer.
  * @param x in/out `float *`: device memory. */
 export function cusolverSpScsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, mu0: number, x0: T.DeviceMemory | null, maxite: number, eps: number, mu: T.Pointer, x: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsreigvsi', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpScsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsreigvsi', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsreigvsi', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsreigvsi', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpScsreigvsi', 'descrA', descrA, true) as typeof descrA;
   const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpScsreigvsi', 'csrValA', csrValA, true);
   const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpScsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
   const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpScsreigvsi', 'csrColIndA', csrColIndA, true);
@@ -157,10 +157,10 @@ let cusolverSpScsreigvsiHost$c: NativeFunction | undefined;
  * @param mu in/out `float *`: address or host buffer.
  * @param x in/out `float *`: host memory. */
 export function cusolverSpScsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, mu0: number, x0: T.HostMemory | null, maxite: number, tol: number, mu: T.Pointer, x: T.HostMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsreigvsiHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpScsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsreigvsiHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsreigvsiHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsreigvsiHost', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpScsreigvsiHost', 'descrA', descrA, true) as typeof descrA;
   hostArg('cusolverSpScsreigvsiHost', 'csrValA', csrValA, true);
   hostArg('cusolverSpScsreigvsiHost', 'csrRowPtrA', csrRowPtrA, true);
   hostArg('cusolverSpScsreigvsiHost', 'csrColIndA', csrColIndA, true);
@@ -198,11 +198,11 @@ function bind$cusolverSpScsrlsqvqrHost(): typeof cusolverSpScsrlsqvqrHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpScsrlsqvqrHost(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpScsrlsqvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpScsrlsqvqrHost', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpScsrlsqvqrHost', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpScsrlsqvqrHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpScsrlsqvqrHost', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpScsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpScsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpScsrlsqvqrHost', 'csrValA', csrValA, true);
     hostArg('cusolverSpScsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
     hostArg('cusolverSpScsrlsqvqrHost', 'csrColIndA', csrColIndA, true);

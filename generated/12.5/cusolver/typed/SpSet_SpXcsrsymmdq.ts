@@ -13,8 +13,8 @@ let cusolverSpSetStream$c: NativeFunction | undefined;
  * @param handle in `cusolverSpHandle_t`.
  * @param streamId in `cudaStream_t`. */
 export function cusolverSpSetStream(handle: T.cusolverSpHandle_t | null, streamId: T.cudaStream_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpSetStream', 'handle', handle, true) as typeof handle;
-  if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || streamId % 1 !== 0) streamId = addressArg('cusolverSpSetStream', 'streamId', streamId, true) as typeof streamId;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpSetStream', 'handle', handle, true) as typeof handle;
+  if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || Math.floor(streamId) !== streamId) streamId = addressArg('cusolverSpSetStream', 'streamId', streamId, true) as typeof streamId;
   const status = (cusolverSpSetStream$c ??= binder.native('cusolverSpSetStream'))(handle, streamId);
   if (status !== 0) throw fail('cusolverSpSetStream', status);
 }
@@ -29,10 +29,10 @@ let cusolverSpXcsrissymHost$c: NativeFunction | undefined;
  * @param csrColIndA in `const int *`: host memory.
  * @param issym in/out `int *`: address or host buffer. */
 export function cusolverSpXcsrissymHost(handle: T.cusolverSpHandle_t | null, m: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrEndPtrA: T.Pointer, csrColIndA: T.HostMemory | null, issym: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrissymHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrissymHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpXcsrissymHost', 'm', 'i32', m);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrissymHost', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrissymHost', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpXcsrissymHost', 'descrA', descrA, true) as typeof descrA;
   hostArg('cusolverSpXcsrissymHost', 'csrRowPtrA', csrRowPtrA, true);
   pointerArg('cusolverSpXcsrissymHost', 'csrEndPtrA', csrEndPtrA, true);
   hostArg('cusolverSpXcsrissymHost', 'csrColIndA', csrColIndA, true);
@@ -51,10 +51,10 @@ let cusolverSpXcsrmetisndHost$c: NativeFunction | undefined;
  * @param options in `const int64_t *`: address or host buffer.
  * @param p in/out `int *`: address or host buffer. */
 export function cusolverSpXcsrmetisndHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, options: T.Pointer, p: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrmetisndHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrmetisndHost', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrmetisndHost', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrmetisndHost', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrmetisndHost', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpXcsrmetisndHost', 'descrA', descrA, true) as typeof descrA;
   hostArg('cusolverSpXcsrmetisndHost', 'csrRowPtrA', csrRowPtrA, true);
   hostArg('cusolverSpXcsrmetisndHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpXcsrmetisndHost', 'options', options, true);
@@ -76,11 +76,11 @@ let cusolverSpXcsrpermHost$c: NativeFunction | undefined;
  * @param map in/out `int *`: address or host buffer.
  * @param pBuffer in/out `void *`: address or host buffer. */
 export function cusolverSpXcsrpermHost(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer, q: T.Pointer, map: T.Pointer, pBuffer: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrpermHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrpermHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpXcsrpermHost', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrpermHost', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrpermHost', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrpermHost', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpXcsrpermHost', 'descrA', descrA, true) as typeof descrA;
   hostArg('cusolverSpXcsrpermHost', 'csrRowPtrA', csrRowPtrA, true);
   hostArg('cusolverSpXcsrpermHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpXcsrpermHost', 'p', p, true);
@@ -112,11 +112,11 @@ function bind$cusolverSpXcsrperm_bufferSizeHost(): typeof cusolverSpXcsrperm_buf
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverSpXcsrperm_bufferSizeHost(handle, m, n_, nnzA, descrA, csrRowPtrA, csrColIndA, p, q) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrperm_bufferSizeHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrperm_bufferSizeHost', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpXcsrperm_bufferSizeHost', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrperm_bufferSizeHost', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrperm_bufferSizeHost', 'nnzA', 'i32', nnzA);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrperm_bufferSizeHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpXcsrperm_bufferSizeHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpXcsrperm_bufferSizeHost', 'csrRowPtrA', csrRowPtrA, true);
     hostArg('cusolverSpXcsrperm_bufferSizeHost', 'csrColIndA', csrColIndA, true);
     pointerArg('cusolverSpXcsrperm_bufferSizeHost', 'p', p, true);
@@ -142,14 +142,14 @@ let cusolverSpXcsrqrAnalysisBatched$c: NativeFunction | undefined;
  * @param csrColIndA in `const int *`: device memory.
  * @param info in `csrqrInfo_t`. */
 export function cusolverSpXcsrqrAnalysisBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, info: T.csrqrInfo_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrqrAnalysisBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrqrAnalysisBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpXcsrqrAnalysisBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrqrAnalysisBatched', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrqrAnalysisBatched', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrqrAnalysisBatched', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpXcsrqrAnalysisBatched', 'descrA', descrA, true) as typeof descrA;
   const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpXcsrqrAnalysisBatched', 'csrRowPtrA', csrRowPtrA, true);
   const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpXcsrqrAnalysisBatched', 'csrColIndA', csrColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpXcsrqrAnalysisBatched', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverSpXcsrqrAnalysisBatched', 'info', info, true) as typeof info;
   const status = (cusolverSpXcsrqrAnalysisBatched$c ??= binder.native('cusolverSpXcsrqrAnalysisBatched'))(handle, m, n_, nnzA, descrA, csrRowPtrA$, csrColIndA$, info);
   if (status !== 0) throw fail('cusolverSpXcsrqrAnalysisBatched', status);
 }
@@ -163,10 +163,10 @@ let cusolverSpXcsrsymamdHost$c: NativeFunction | undefined;
  * @param csrColIndA in `const int *`: host memory.
  * @param p in/out `int *`: address or host buffer. */
 export function cusolverSpXcsrsymamdHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrsymamdHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrsymamdHost', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrsymamdHost', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrsymamdHost', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrsymamdHost', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpXcsrsymamdHost', 'descrA', descrA, true) as typeof descrA;
   hostArg('cusolverSpXcsrsymamdHost', 'csrRowPtrA', csrRowPtrA, true);
   hostArg('cusolverSpXcsrsymamdHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpXcsrsymamdHost', 'p', p, true);
@@ -183,10 +183,10 @@ let cusolverSpXcsrsymmdqHost$c: NativeFunction | undefined;
  * @param csrColIndA in `const int *`: host memory.
  * @param p in/out `int *`: address or host buffer. */
 export function cusolverSpXcsrsymmdqHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrsymmdqHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrsymmdqHost', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrsymmdqHost', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrsymmdqHost', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrsymmdqHost', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpXcsrsymmdqHost', 'descrA', descrA, true) as typeof descrA;
   hostArg('cusolverSpXcsrsymmdqHost', 'csrRowPtrA', csrRowPtrA, true);
   hostArg('cusolverSpXcsrsymmdqHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpXcsrsymmdqHost', 'p', p, true);

@@ -24,16 +24,16 @@ let cusparseCbsrilu02$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsrilu02(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrilu02', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrilu02', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrilu02', 'dirA', 'i32', dirA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrilu02', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrilu02', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrilu02', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrilu02', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsrilu02', 'bsrSortedVal', bsrSortedVal, true);
   const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsrilu02', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsrilu02', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsrilu02', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrilu02', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsrilu02', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseCbsrilu02', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseCbsrilu02', 'pBuffer', pBuffer, true);
   const status = (cusparseCbsrilu02$c ??= binder.native('cusparseCbsrilu02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, policy, pBuffer$);
@@ -55,16 +55,16 @@ let cusparseCbsrilu02_analysis$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsrilu02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrilu02_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrilu02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrilu02_analysis', 'dirA', 'i32', dirA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrilu02_analysis', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrilu02_analysis', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrilu02_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrilu02_analysis', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, true);
   const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsrilu02_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsrilu02_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsrilu02_analysis', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrilu02_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsrilu02_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseCbsrilu02_analysis', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseCbsrilu02_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseCbsrilu02_analysis$c ??= binder.native('cusparseCbsrilu02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, policy, pBuffer$);
@@ -93,16 +93,16 @@ function bind$cusparseCbsrilu02_bufferSize(): typeof cusparseCbsrilu02_bufferSiz
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseCbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrilu02_bufferSize', 'dirA', 'i32', dirA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrilu02_bufferSize', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrilu02_bufferSize', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsrilu02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsrilu02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsrilu02_bufferSize', 'blockDim', 'i32', blockDim);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrilu02_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsrilu02_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseCbsrilu02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, s$bytes);
     if (status !== 0) throw fail('cusparseCbsrilu02_bufferSize', status);
@@ -133,16 +133,16 @@ function bind$cusparseCbsrilu02_bufferSizeExt(): typeof cusparseCbsrilu02_buffer
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrilu02_bufferSizeExt', 'dirA', 'i32', dirA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrilu02_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrilu02_bufferSizeExt', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsrilu02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsrilu02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseCbsrilu02_bufferSizeExt', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseCbsrilu02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseCbsrilu02_bufferSizeExt', status);
@@ -162,8 +162,8 @@ let cusparseCbsrilu02_numericBoost$c: NativeFunction | undefined;
  * @param boost_val in/out `cuComplex *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsrilu02_numericBoost(handle: T.cusparseHandle_t | null, info: T.bsrilu02Info_t | null, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrilu02_numericBoost', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrilu02_numericBoost', 'info', info, true) as typeof info;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrilu02_numericBoost', 'handle', handle, true) as typeof handle;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsrilu02_numericBoost', 'info', info, true) as typeof info;
   if (typeof enable_boost !== 'number' || (enable_boost | 0) !== enable_boost) throw intError('cusparseCbsrilu02_numericBoost', 'enable_boost', 'i32', enable_boost);
   pointerArg('cusparseCbsrilu02_numericBoost', 'tol', tol, true);
   pointerArg('cusparseCbsrilu02_numericBoost', 'boost_val', boost_val, true);
@@ -200,7 +200,7 @@ function bind$cusparseCbsrmm(): typeof cusparseCbsrmm {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseCbsrmm(handle, dirA, transA, transB, mb, n_, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrmm', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrmm', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrmm', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrmm', 'transA', 'i32', transA);
     if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseCbsrmm', 'transB', 'i32', transB);
@@ -209,7 +209,7 @@ function bind$cusparseCbsrmm(): typeof cusparseCbsrmm {
     if (typeof kb !== 'number' || (kb | 0) !== kb) throw intError('cusparseCbsrmm', 'kb', 'i32', kb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrmm', 'nnzb', 'i32', nnzb);
     const alpha$ = scalarArg('cusparseCbsrmm', 'alpha', 'c64', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrmm', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrmm', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseCbsrmm', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseCbsrmm', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
     const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseCbsrmm', 'bsrSortedColIndA', bsrSortedColIndA, true);
@@ -249,14 +249,14 @@ function bind$cusparseCbsrmv(): typeof cusparseCbsrmv {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseCbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrmv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrmv', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrmv', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrmv', 'transA', 'i32', transA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrmv', 'mb', 'i32', mb);
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCbsrmv', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrmv', 'nnzb', 'i32', nnzb);
     const alpha$ = scalarArg('cusparseCbsrmv', 'alpha', 'c64', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrmv', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrmv', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseCbsrmv', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseCbsrmv', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
     const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseCbsrmv', 'bsrSortedColIndA', bsrSortedColIndA, true);
@@ -287,19 +287,19 @@ let cusparseCbsrsm2_analysis$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsrsm2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrsm2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsm2_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrsm2_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrsm2_analysis', 'dirA', 'i32', dirA);
   if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrsm2_analysis', 'transA', 'i32', transA);
   if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseCbsrsm2_analysis', 'transXY', 'i32', transXY);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrsm2_analysis', 'mb', 'i32', mb);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCbsrsm2_analysis', 'n', 'i32', n_);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrsm2_analysis', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsm2_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrsm2_analysis', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsrsm2_analysis', 'bsrSortedVal', bsrSortedVal, true);
   const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsrsm2_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsrsm2_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseCbsrsm2_analysis', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsm2_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsrsm2_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseCbsrsm2_analysis', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseCbsrsm2_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseCbsrsm2_analysis$c ??= binder.native('cusparseCbsrsm2_analysis'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockSize, info, policy, pBuffer$);
@@ -331,19 +331,19 @@ function bind$cusparseCbsrsm2_bufferSize(): typeof cusparseCbsrsm2_bufferSize {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseCbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsm2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrsm2_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrsm2_bufferSize', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrsm2_bufferSize', 'transA', 'i32', transA);
     if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseCbsrsm2_bufferSize', 'transXY', 'i32', transXY);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrsm2_bufferSize', 'mb', 'i32', mb);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCbsrsm2_bufferSize', 'n', 'i32', n_);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrsm2_bufferSize', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsm2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrsm2_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsrsm2_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsrsm2_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseCbsrsm2_bufferSize', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsm2_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsrsm2_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseCbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseCbsrsm2_bufferSize', status);
@@ -377,19 +377,19 @@ function bind$cusparseCbsrsm2_bufferSizeExt(): typeof cusparseCbsrsm2_bufferSize
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrsm2_bufferSizeExt', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrsm2_bufferSizeExt', 'transA', 'i32', transA);
     if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseCbsrsm2_bufferSizeExt', 'transB', 'i32', transB);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrsm2_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCbsrsm2_bufferSizeExt', 'n', 'i32', n_);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrsm2_bufferSizeExt', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsrsm2_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsrsm2_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseCbsrsm2_bufferSizeExt', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseCbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseCbsrsm2_bufferSizeExt', status);
@@ -432,7 +432,7 @@ function bind$cusparseCbsrsm2_solve(): typeof cusparseCbsrsm2_solve {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseCbsrsm2_solve(handle, dirA, transA, transXY, mb, n_, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsm2_solve', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrsm2_solve', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrsm2_solve', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrsm2_solve', 'transA', 'i32', transA);
     if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseCbsrsm2_solve', 'transXY', 'i32', transXY);
@@ -440,12 +440,12 @@ function bind$cusparseCbsrsm2_solve(): typeof cusparseCbsrsm2_solve {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCbsrsm2_solve', 'n', 'i32', n_);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrsm2_solve', 'nnzb', 'i32', nnzb);
     const alpha$ = scalarArg('cusparseCbsrsm2_solve', 'alpha', 'c64', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsm2_solve', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrsm2_solve', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsrsm2_solve', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsrsm2_solve', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsrsm2_solve', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseCbsrsm2_solve', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsm2_solve', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsrsm2_solve', 'info', info, true) as typeof info;
     pointerArg('cusparseCbsrsm2_solve', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseCbsrsm2_solve', 'ldb', 'i32', ldb);
     pointerArg('cusparseCbsrsm2_solve', 'X', X, true);

@@ -20,11 +20,11 @@ let cusparseCnnz$c: NativeFunction | undefined;
  * @param nnzPerRowCol in/out `int *`: address or host buffer.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory. */
 export function cusparseCnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCnnz', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCnnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCnnz', 'dirA', 'i32', dirA);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCnnz', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCnnz', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCnnz', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCnnz', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseCnnz', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseCnnz', 'lda', 'i32', lda);
   pointerArg('cusparseCnnz', 'nnzPerRowCol', nnzPerRowCol, true);
@@ -44,9 +44,9 @@ let cusparseCnnz_compress$c: NativeFunction | undefined;
  * @param tol in `float2` by value.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.float2): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCnnz_compress', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCnnz_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCnnz_compress', 'm', 'i32', m);
-  if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || descr % 1 !== 0) descr = addressArg('cusparseCnnz_compress', 'descr', descr, true) as typeof descr;
+  if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseCnnz_compress', 'descr', descr, true) as typeof descr;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseCnnz_compress', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseCnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseCnnz_compress', 'nnzPerRow', nnzPerRow, true);
@@ -69,7 +69,7 @@ function bind$cusparseConstBlockedEllGet(): typeof cusparseConstBlockedEllGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseConstBlockedEllGet(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstBlockedEllGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseConstBlockedEllGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -98,7 +98,7 @@ function bind$cusparseConstCooGet(): typeof cusparseConstCooGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseConstCooGet(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseConstCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -127,7 +127,7 @@ function bind$cusparseConstCscGet(): typeof cusparseConstCscGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$slot9 = s.slot(9), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseConstCscGet(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstCscGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseConstCscGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -157,7 +157,7 @@ function bind$cusparseConstCsrGet(): typeof cusparseConstCsrGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$slot9 = s.slot(9), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseConstCsrGet(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstCsrGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseConstCsrGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -187,7 +187,7 @@ function bind$cusparseConstDnMatGet(): typeof cusparseConstDnMatGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseConstDnMatGet(dnMatDescr) {
-    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseConstDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseConstDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -214,7 +214,7 @@ function bind$cusparseConstDnMatGetValues(): typeof cusparseConstDnMatGetValues 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseConstDnMatGetValues(dnMatDescr) {
-    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseConstDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseConstDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseConstDnMatGetValues'))(dnMatDescr, s$bytes);
     if (status !== 0) throw fail('cusparseConstDnMatGetValues', status);
@@ -239,7 +239,7 @@ function bind$cusparseConstDnVecGet(): typeof cusparseConstDnVecGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseConstDnVecGet(dnVecDescr) {
-    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseConstDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseConstDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -263,7 +263,7 @@ function bind$cusparseConstDnVecGetValues(): typeof cusparseConstDnVecGetValues 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseConstDnVecGetValues(dnVecDescr) {
-    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseConstDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseConstDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseConstDnVecGetValues'))(dnVecDescr, s$bytes);
     if (status !== 0) throw fail('cusparseConstDnVecGetValues', status);
@@ -289,7 +289,7 @@ function bind$cusparseConstSpMatGetValues(): typeof cusparseConstSpMatGetValues 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseConstSpMatGetValues(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseConstSpMatGetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseConstSpMatGetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseConstSpMatGetValues'))(spMatDescr, s$bytes);
     if (status !== 0) throw fail('cusparseConstSpMatGetValues', status);
@@ -314,7 +314,7 @@ function bind$cusparseConstSpVecGet(): typeof cusparseConstSpVecGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseConstSpVecGet(spVecDescr) {
-    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseConstSpVecGet', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
+    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || Math.floor(spVecDescr) !== spVecDescr) spVecDescr = addressArg('cusparseConstSpVecGet', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -342,7 +342,7 @@ function bind$cusparseConstSpVecGetValues(): typeof cusparseConstSpVecGetValues 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseConstSpVecGetValues(spVecDescr) {
-    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseConstSpVecGetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
+    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || Math.floor(spVecDescr) !== spVecDescr) spVecDescr = addressArg('cusparseConstSpVecGetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseConstSpVecGetValues'))(spVecDescr, s$bytes);
     if (status !== 0) throw fail('cusparseConstSpVecGetValues', status);

@@ -21,7 +21,7 @@ function bind$cusparseCooGet(): typeof cusparseCooGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseCooGet(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -43,7 +43,7 @@ let cusparseCooSetPointers$c: NativeFunction | undefined;
  * @param cooColumns in/out `void *`: address or host buffer.
  * @param cooValues in/out `void *`: device memory. */
 export function cusparseCooSetPointers(spMatDescr: T.cusparseSpMatDescr_t | null, cooRows: T.Pointer, cooColumns: T.Pointer, cooValues: T.DeviceMemory | null): void {
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooSetPointers', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   pointerArg('cusparseCooSetPointers', 'cooRows', cooRows, true);
   pointerArg('cusparseCooSetPointers', 'cooColumns', cooColumns, true);
   const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && cooValues % 1 === 0 ? cooValues : deviceArg('cusparseCooSetPointers', 'cooValues', cooValues, true);
@@ -56,9 +56,9 @@ let cusparseCooSetStridedBatch$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @param batchStride in `int64_t`. */
 export function cusparseCooSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number, batchStride: T.Int64): void {
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseCooSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseCooSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseCooSetStridedBatch', 'batchCount', 'i32', batchCount);
-  if (typeof batchStride !== 'number' || !(batchStride >= -9007199254740991 && batchStride <= 9007199254740991) || batchStride % 1 !== 0) int64Arg('cusparseCooSetStridedBatch', 'batchStride', batchStride, true);
+  if (typeof batchStride !== 'number' || !(batchStride >= -9007199254740991 && batchStride <= 9007199254740991) || Math.floor(batchStride) !== batchStride) int64Arg('cusparseCooSetStridedBatch', 'batchStride', batchStride, true);
   const status = (cusparseCooSetStridedBatch$c ??= binder.native('cusparseCooSetStridedBatch'))(spMatDescr, batchCount, batchStride);
   if (status !== 0) throw fail('cusparseCooSetStridedBatch', status);
 }
@@ -108,10 +108,10 @@ function bind$cusparseCreateBlockedEll(): typeof cusparseCreateBlockedEll {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateBlockedEll(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'cols', cols, true);
-    if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || ellBlockSize % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'ellBlockSize', ellBlockSize, true);
-    if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || ellCols % 1 !== 0) int64Arg('cusparseCreateBlockedEll', 'ellCols', ellCols, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateBlockedEll', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateBlockedEll', 'cols', cols, true);
+    if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || Math.floor(ellBlockSize) !== ellBlockSize) int64Arg('cusparseCreateBlockedEll', 'ellBlockSize', ellBlockSize, true);
+    if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || Math.floor(ellCols) !== ellCols) int64Arg('cusparseCreateBlockedEll', 'ellCols', ellCols, true);
     const ellColInd$ = typeof ellColInd === 'number' && ellColInd >= 0 && ellColInd <= 9007199254740991 && ellColInd % 1 === 0 ? ellColInd : deviceArg('cusparseCreateBlockedEll', 'ellColInd', ellColInd, true);
     const ellValue$ = typeof ellValue === 'number' && ellValue >= 0 && ellValue <= 9007199254740991 && ellValue % 1 === 0 ? ellValue : deviceArg('cusparseCreateBlockedEll', 'ellValue', ellValue, true);
     if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateBlockedEll', 'ellIdxType', 'i32', ellIdxType);
@@ -154,11 +154,11 @@ function bind$cusparseCreateBsr(): typeof cusparseCreateBsr {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateBsr(brows, bcols, bnnz, rowBlockSize, colBlockSize, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order) {
     s$f64[0] = 0;
-    if (typeof brows !== 'number' || !(brows >= -9007199254740991 && brows <= 9007199254740991) || brows % 1 !== 0) int64Arg('cusparseCreateBsr', 'brows', brows, true);
-    if (typeof bcols !== 'number' || !(bcols >= -9007199254740991 && bcols <= 9007199254740991) || bcols % 1 !== 0) int64Arg('cusparseCreateBsr', 'bcols', bcols, true);
-    if (typeof bnnz !== 'number' || !(bnnz >= -9007199254740991 && bnnz <= 9007199254740991) || bnnz % 1 !== 0) int64Arg('cusparseCreateBsr', 'bnnz', bnnz, true);
-    if (typeof rowBlockSize !== 'number' || !(rowBlockSize >= -9007199254740991 && rowBlockSize <= 9007199254740991) || rowBlockSize % 1 !== 0) int64Arg('cusparseCreateBsr', 'rowBlockSize', rowBlockSize, true);
-    if (typeof colBlockSize !== 'number' || !(colBlockSize >= -9007199254740991 && colBlockSize <= 9007199254740991) || colBlockSize % 1 !== 0) int64Arg('cusparseCreateBsr', 'colBlockSize', colBlockSize, true);
+    if (typeof brows !== 'number' || !(brows >= -9007199254740991 && brows <= 9007199254740991) || Math.floor(brows) !== brows) int64Arg('cusparseCreateBsr', 'brows', brows, true);
+    if (typeof bcols !== 'number' || !(bcols >= -9007199254740991 && bcols <= 9007199254740991) || Math.floor(bcols) !== bcols) int64Arg('cusparseCreateBsr', 'bcols', bcols, true);
+    if (typeof bnnz !== 'number' || !(bnnz >= -9007199254740991 && bnnz <= 9007199254740991) || Math.floor(bnnz) !== bnnz) int64Arg('cusparseCreateBsr', 'bnnz', bnnz, true);
+    if (typeof rowBlockSize !== 'number' || !(rowBlockSize >= -9007199254740991 && rowBlockSize <= 9007199254740991) || Math.floor(rowBlockSize) !== rowBlockSize) int64Arg('cusparseCreateBsr', 'rowBlockSize', rowBlockSize, true);
+    if (typeof colBlockSize !== 'number' || !(colBlockSize >= -9007199254740991 && colBlockSize <= 9007199254740991) || Math.floor(colBlockSize) !== colBlockSize) int64Arg('cusparseCreateBsr', 'colBlockSize', colBlockSize, true);
     const bsrRowOffsets$ = typeof bsrRowOffsets === 'number' && bsrRowOffsets >= 0 && bsrRowOffsets <= 9007199254740991 && bsrRowOffsets % 1 === 0 ? bsrRowOffsets : deviceArg('cusparseCreateBsr', 'bsrRowOffsets', bsrRowOffsets, true);
     const bsrColInd$ = typeof bsrColInd === 'number' && bsrColInd >= 0 && bsrColInd <= 9007199254740991 && bsrColInd % 1 === 0 ? bsrColInd : deviceArg('cusparseCreateBsr', 'bsrColInd', bsrColInd, true);
     const bsrValues$ = typeof bsrValues === 'number' && bsrValues >= 0 && bsrValues <= 9007199254740991 && bsrValues % 1 === 0 ? bsrValues : deviceArg('cusparseCreateBsr', 'bsrValues', bsrValues, true);
@@ -320,10 +320,10 @@ function bind$cusparseCreateConstBlockedEll(): typeof cusparseCreateConstBlocked
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstBlockedEll(rows, cols, ellBlockSize, ellCols, ellColInd, ellValue, ellIdxType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'cols', cols, true);
-    if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || ellBlockSize % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'ellBlockSize', ellBlockSize, true);
-    if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || ellCols % 1 !== 0) int64Arg('cusparseCreateConstBlockedEll', 'ellCols', ellCols, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateConstBlockedEll', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateConstBlockedEll', 'cols', cols, true);
+    if (typeof ellBlockSize !== 'number' || !(ellBlockSize >= -9007199254740991 && ellBlockSize <= 9007199254740991) || Math.floor(ellBlockSize) !== ellBlockSize) int64Arg('cusparseCreateConstBlockedEll', 'ellBlockSize', ellBlockSize, true);
+    if (typeof ellCols !== 'number' || !(ellCols >= -9007199254740991 && ellCols <= 9007199254740991) || Math.floor(ellCols) !== ellCols) int64Arg('cusparseCreateConstBlockedEll', 'ellCols', ellCols, true);
     const ellColInd$ = typeof ellColInd === 'number' && ellColInd >= 0 && ellColInd <= 9007199254740991 && ellColInd % 1 === 0 ? ellColInd : deviceArg('cusparseCreateConstBlockedEll', 'ellColInd', ellColInd, true);
     const ellValue$ = typeof ellValue === 'number' && ellValue >= 0 && ellValue <= 9007199254740991 && ellValue % 1 === 0 ? ellValue : deviceArg('cusparseCreateConstBlockedEll', 'ellValue', ellValue, true);
     if (typeof ellIdxType !== 'number' || (ellIdxType | 0) !== ellIdxType) throw intError('cusparseCreateConstBlockedEll', 'ellIdxType', 'i32', ellIdxType);
@@ -366,11 +366,11 @@ function bind$cusparseCreateConstBsr(): typeof cusparseCreateConstBsr {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstBsr(brows, bcols, bnnz, rowBlockDim, colBlockDim, bsrRowOffsets, bsrColInd, bsrValues, bsrRowOffsetsType, bsrColIndType, idxBase, valueType, order) {
     s$f64[0] = 0;
-    if (typeof brows !== 'number' || !(brows >= -9007199254740991 && brows <= 9007199254740991) || brows % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'brows', brows, true);
-    if (typeof bcols !== 'number' || !(bcols >= -9007199254740991 && bcols <= 9007199254740991) || bcols % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'bcols', bcols, true);
-    if (typeof bnnz !== 'number' || !(bnnz >= -9007199254740991 && bnnz <= 9007199254740991) || bnnz % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'bnnz', bnnz, true);
-    if (typeof rowBlockDim !== 'number' || !(rowBlockDim >= -9007199254740991 && rowBlockDim <= 9007199254740991) || rowBlockDim % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'rowBlockDim', rowBlockDim, true);
-    if (typeof colBlockDim !== 'number' || !(colBlockDim >= -9007199254740991 && colBlockDim <= 9007199254740991) || colBlockDim % 1 !== 0) int64Arg('cusparseCreateConstBsr', 'colBlockDim', colBlockDim, true);
+    if (typeof brows !== 'number' || !(brows >= -9007199254740991 && brows <= 9007199254740991) || Math.floor(brows) !== brows) int64Arg('cusparseCreateConstBsr', 'brows', brows, true);
+    if (typeof bcols !== 'number' || !(bcols >= -9007199254740991 && bcols <= 9007199254740991) || Math.floor(bcols) !== bcols) int64Arg('cusparseCreateConstBsr', 'bcols', bcols, true);
+    if (typeof bnnz !== 'number' || !(bnnz >= -9007199254740991 && bnnz <= 9007199254740991) || Math.floor(bnnz) !== bnnz) int64Arg('cusparseCreateConstBsr', 'bnnz', bnnz, true);
+    if (typeof rowBlockDim !== 'number' || !(rowBlockDim >= -9007199254740991 && rowBlockDim <= 9007199254740991) || Math.floor(rowBlockDim) !== rowBlockDim) int64Arg('cusparseCreateConstBsr', 'rowBlockDim', rowBlockDim, true);
+    if (typeof colBlockDim !== 'number' || !(colBlockDim >= -9007199254740991 && colBlockDim <= 9007199254740991) || Math.floor(colBlockDim) !== colBlockDim) int64Arg('cusparseCreateConstBsr', 'colBlockDim', colBlockDim, true);
     const bsrRowOffsets$ = typeof bsrRowOffsets === 'number' && bsrRowOffsets >= 0 && bsrRowOffsets <= 9007199254740991 && bsrRowOffsets % 1 === 0 ? bsrRowOffsets : deviceArg('cusparseCreateConstBsr', 'bsrRowOffsets', bsrRowOffsets, true);
     const bsrColInd$ = typeof bsrColInd === 'number' && bsrColInd >= 0 && bsrColInd <= 9007199254740991 && bsrColInd % 1 === 0 ? bsrColInd : deviceArg('cusparseCreateConstBsr', 'bsrColInd', bsrColInd, true);
     const bsrValues$ = typeof bsrValues === 'number' && bsrValues >= 0 && bsrValues <= 9007199254740991 && bsrValues % 1 === 0 ? bsrValues : deviceArg('cusparseCreateConstBsr', 'bsrValues', bsrValues, true);
@@ -412,9 +412,9 @@ function bind$cusparseCreateConstCoo(): typeof cusparseCreateConstCoo {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstCoo(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCoo', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstCoo', 'cols', cols, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstCoo', 'nnz', nnz, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateConstCoo', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateConstCoo', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateConstCoo', 'nnz', nnz, true);
     const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && cooRowInd % 1 === 0 ? cooRowInd : deviceArg('cusparseCreateConstCoo', 'cooRowInd', cooRowInd, true);
     const cooColInd$ = typeof cooColInd === 'number' && cooColInd >= 0 && cooColInd <= 9007199254740991 && cooColInd % 1 === 0 ? cooColInd : deviceArg('cusparseCreateConstCoo', 'cooColInd', cooColInd, true);
     const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && cooValues % 1 === 0 ? cooValues : deviceArg('cusparseCreateConstCoo', 'cooValues', cooValues, true);
@@ -455,9 +455,9 @@ function bind$cusparseCreateConstCsc(): typeof cusparseCreateConstCsc {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstCsc(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCsc', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstCsc', 'cols', cols, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstCsc', 'nnz', nnz, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateConstCsc', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateConstCsc', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateConstCsc', 'nnz', nnz, true);
     const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && cscColOffsets % 1 === 0 ? cscColOffsets : deviceArg('cusparseCreateConstCsc', 'cscColOffsets', cscColOffsets, true);
     const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && cscRowInd % 1 === 0 ? cscRowInd : deviceArg('cusparseCreateConstCsc', 'cscRowInd', cscRowInd, true);
     const cscValues$ = typeof cscValues === 'number' && cscValues >= 0 && cscValues <= 9007199254740991 && cscValues % 1 === 0 ? cscValues : deviceArg('cusparseCreateConstCsc', 'cscValues', cscValues, true);
@@ -499,9 +499,9 @@ function bind$cusparseCreateConstCsr(): typeof cusparseCreateConstCsr {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstCsr(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstCsr', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstCsr', 'cols', cols, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstCsr', 'nnz', nnz, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateConstCsr', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateConstCsr', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateConstCsr', 'nnz', nnz, true);
     const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && csrRowOffsets % 1 === 0 ? csrRowOffsets : deviceArg('cusparseCreateConstCsr', 'csrRowOffsets', csrRowOffsets, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCreateConstCsr', 'csrColInd', csrColInd, true);
     const csrValues$ = typeof csrValues === 'number' && csrValues >= 0 && csrValues <= 9007199254740991 && csrValues % 1 === 0 ? csrValues : deviceArg('cusparseCreateConstCsr', 'csrValues', csrValues, true);
@@ -539,9 +539,9 @@ function bind$cusparseCreateConstDnMat(): typeof cusparseCreateConstDnMat {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstDnMat(rows, cols, ld, values, valueType, order) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstDnMat', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstDnMat', 'cols', cols, true);
-    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cusparseCreateConstDnMat', 'ld', ld, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateConstDnMat', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateConstDnMat', 'cols', cols, true);
+    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || Math.floor(ld) !== ld) int64Arg('cusparseCreateConstDnMat', 'ld', ld, true);
     const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateConstDnMat', 'values', values, true);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstDnMat', 'valueType', 'i32', valueType);
     if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateConstDnMat', 'order', 'i32', order);
@@ -572,7 +572,7 @@ function bind$cusparseCreateConstDnVec(): typeof cusparseCreateConstDnVec {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstDnVec(size, values, valueType) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateConstDnVec', 'size', size, true);
+    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cusparseCreateConstDnVec', 'size', size, true);
     const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateConstDnVec', 'values', values, true);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateConstDnVec', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateConstDnVec'))(s$bytes, size, values$, valueType);
@@ -611,11 +611,11 @@ function bind$cusparseCreateConstSlicedEll(): typeof cusparseCreateConstSlicedEl
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstSlicedEll(rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'cols', cols, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'nnz', nnz, true);
-    if (typeof sellValuesSize !== 'number' || !(sellValuesSize >= -9007199254740991 && sellValuesSize <= 9007199254740991) || sellValuesSize % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'sellValuesSize', sellValuesSize, true);
-    if (typeof sliceSize !== 'number' || !(sliceSize >= -9007199254740991 && sliceSize <= 9007199254740991) || sliceSize % 1 !== 0) int64Arg('cusparseCreateConstSlicedEll', 'sliceSize', sliceSize, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateConstSlicedEll', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateConstSlicedEll', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateConstSlicedEll', 'nnz', nnz, true);
+    if (typeof sellValuesSize !== 'number' || !(sellValuesSize >= -9007199254740991 && sellValuesSize <= 9007199254740991) || Math.floor(sellValuesSize) !== sellValuesSize) int64Arg('cusparseCreateConstSlicedEll', 'sellValuesSize', sellValuesSize, true);
+    if (typeof sliceSize !== 'number' || !(sliceSize >= -9007199254740991 && sliceSize <= 9007199254740991) || Math.floor(sliceSize) !== sliceSize) int64Arg('cusparseCreateConstSlicedEll', 'sliceSize', sliceSize, true);
     const sellSliceOffsets$ = typeof sellSliceOffsets === 'number' && sellSliceOffsets >= 0 && sellSliceOffsets <= 9007199254740991 && sellSliceOffsets % 1 === 0 ? sellSliceOffsets : deviceArg('cusparseCreateConstSlicedEll', 'sellSliceOffsets', sellSliceOffsets, true);
     const sellColInd$ = typeof sellColInd === 'number' && sellColInd >= 0 && sellColInd <= 9007199254740991 && sellColInd % 1 === 0 ? sellColInd : deviceArg('cusparseCreateConstSlicedEll', 'sellColInd', sellColInd, true);
     const sellValues$ = typeof sellValues === 'number' && sellValues >= 0 && sellValues <= 9007199254740991 && sellValues % 1 === 0 ? sellValues : deviceArg('cusparseCreateConstSlicedEll', 'sellValues', sellValues, true);
@@ -654,8 +654,8 @@ function bind$cusparseCreateConstSpVec(): typeof cusparseCreateConstSpVec {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateConstSpVec(size, nnz, indices, values, idxType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateConstSpVec', 'size', size, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateConstSpVec', 'nnz', nnz, true);
+    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cusparseCreateConstSpVec', 'size', size, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateConstSpVec', 'nnz', nnz, true);
     const indices$ = typeof indices === 'number' && indices >= 0 && indices <= 9007199254740991 && indices % 1 === 0 ? indices : deviceArg('cusparseCreateConstSpVec', 'indices', indices, true);
     const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateConstSpVec', 'values', values, true);
     if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateConstSpVec', 'idxType', 'i32', idxType);
@@ -693,9 +693,9 @@ function bind$cusparseCreateCoo(): typeof cusparseCreateCoo {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCoo(rows, cols, nnz, cooRowInd, cooColInd, cooValues, cooIdxType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCoo', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCoo', 'cols', cols, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCoo', 'nnz', nnz, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateCoo', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateCoo', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateCoo', 'nnz', nnz, true);
     const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && cooRowInd % 1 === 0 ? cooRowInd : deviceArg('cusparseCreateCoo', 'cooRowInd', cooRowInd, true);
     const cooColInd$ = typeof cooColInd === 'number' && cooColInd >= 0 && cooColInd <= 9007199254740991 && cooColInd % 1 === 0 ? cooColInd : deviceArg('cusparseCreateCoo', 'cooColInd', cooColInd, true);
     const cooValues$ = typeof cooValues === 'number' && cooValues >= 0 && cooValues <= 9007199254740991 && cooValues % 1 === 0 ? cooValues : deviceArg('cusparseCreateCoo', 'cooValues', cooValues, true);
@@ -735,9 +735,9 @@ function bind$cusparseCreateCsc(): typeof cusparseCreateCsc {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsc(rows, cols, nnz, cscColOffsets, cscRowInd, cscValues, cscColOffsetsType, cscRowIndType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsc', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsc', 'cols', cols, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsc', 'nnz', nnz, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateCsc', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateCsc', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateCsc', 'nnz', nnz, true);
     const cscColOffsets$ = typeof cscColOffsets === 'number' && cscColOffsets >= 0 && cscColOffsets <= 9007199254740991 && cscColOffsets % 1 === 0 ? cscColOffsets : deviceArg('cusparseCreateCsc', 'cscColOffsets', cscColOffsets, true);
     const cscRowInd$ = typeof cscRowInd === 'number' && cscRowInd >= 0 && cscRowInd <= 9007199254740991 && cscRowInd % 1 === 0 ? cscRowInd : deviceArg('cusparseCreateCsc', 'cscRowInd', cscRowInd, true);
     const cscValues$ = typeof cscValues === 'number' && cscValues >= 0 && cscValues <= 9007199254740991 && cscValues % 1 === 0 ? cscValues : deviceArg('cusparseCreateCsc', 'cscValues', cscValues, true);
@@ -778,9 +778,9 @@ function bind$cusparseCreateCsr(): typeof cusparseCreateCsr {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateCsr(rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType, csrColIndType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateCsr', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateCsr', 'cols', cols, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateCsr', 'nnz', nnz, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateCsr', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateCsr', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateCsr', 'nnz', nnz, true);
     const csrRowOffsets$ = typeof csrRowOffsets === 'number' && csrRowOffsets >= 0 && csrRowOffsets <= 9007199254740991 && csrRowOffsets % 1 === 0 ? csrRowOffsets : deviceArg('cusparseCreateCsr', 'csrRowOffsets', csrRowOffsets, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCreateCsr', 'csrColInd', csrColInd, true);
     const csrValues$ = typeof csrValues === 'number' && csrValues >= 0 && csrValues <= 9007199254740991 && csrValues % 1 === 0 ? csrValues : deviceArg('cusparseCreateCsr', 'csrValues', csrValues, true);
@@ -889,9 +889,9 @@ function bind$cusparseCreateDnMat(): typeof cusparseCreateDnMat {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateDnMat(rows, cols, ld, values, valueType, order) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateDnMat', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateDnMat', 'cols', cols, true);
-    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cusparseCreateDnMat', 'ld', ld, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateDnMat', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateDnMat', 'cols', cols, true);
+    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || Math.floor(ld) !== ld) int64Arg('cusparseCreateDnMat', 'ld', ld, true);
     const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateDnMat', 'values', values, true);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnMat', 'valueType', 'i32', valueType);
     if (typeof order !== 'number' || (order | 0) !== order) throw intError('cusparseCreateDnMat', 'order', 'i32', order);
@@ -921,7 +921,7 @@ function bind$cusparseCreateDnVec(): typeof cusparseCreateDnVec {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateDnVec(size, values, valueType) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateDnVec', 'size', size, true);
+    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cusparseCreateDnVec', 'size', size, true);
     const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateDnVec', 'values', values, true);
     if (typeof valueType !== 'number' || (valueType | 0) !== valueType) throw intError('cusparseCreateDnVec', 'valueType', 'i32', valueType);
     const status = (native$ ??= binder.native('cusparseCreateDnVec'))(s$bytes, size, values$, valueType);
@@ -940,7 +940,7 @@ let cusparseCreateIdentityPermutation$c: NativeFunction | undefined;
  * @param p in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCreateIdentityPermutation(handle: T.cusparseHandle_t | null, n_: number, p: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCreateIdentityPermutation', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCreateIdentityPermutation', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCreateIdentityPermutation', 'n', 'i32', n_);
   pointerArg('cusparseCreateIdentityPermutation', 'p', p, true);
   const status = (cusparseCreateIdentityPermutation$c ??= binder.native('cusparseCreateIdentityPermutation'))(handle, n_, p);
@@ -1020,11 +1020,11 @@ function bind$cusparseCreateSlicedEll(): typeof cusparseCreateSlicedEll {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateSlicedEll(rows, cols, nnz, sellValuesSize, sliceSize, sellSliceOffsets, sellColInd, sellValues, sellSliceOffsetsType, sellColIndType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'rows', rows, true);
-    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'cols', cols, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'nnz', nnz, true);
-    if (typeof sellValuesSize !== 'number' || !(sellValuesSize >= -9007199254740991 && sellValuesSize <= 9007199254740991) || sellValuesSize % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'sellValuesSize', sellValuesSize, true);
-    if (typeof sliceSize !== 'number' || !(sliceSize >= -9007199254740991 && sliceSize <= 9007199254740991) || sliceSize % 1 !== 0) int64Arg('cusparseCreateSlicedEll', 'sliceSize', sliceSize, true);
+    if (typeof rows !== 'number' || !(rows >= -9007199254740991 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cusparseCreateSlicedEll', 'rows', rows, true);
+    if (typeof cols !== 'number' || !(cols >= -9007199254740991 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cusparseCreateSlicedEll', 'cols', cols, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateSlicedEll', 'nnz', nnz, true);
+    if (typeof sellValuesSize !== 'number' || !(sellValuesSize >= -9007199254740991 && sellValuesSize <= 9007199254740991) || Math.floor(sellValuesSize) !== sellValuesSize) int64Arg('cusparseCreateSlicedEll', 'sellValuesSize', sellValuesSize, true);
+    if (typeof sliceSize !== 'number' || !(sliceSize >= -9007199254740991 && sliceSize <= 9007199254740991) || Math.floor(sliceSize) !== sliceSize) int64Arg('cusparseCreateSlicedEll', 'sliceSize', sliceSize, true);
     const sellSliceOffsets$ = typeof sellSliceOffsets === 'number' && sellSliceOffsets >= 0 && sellSliceOffsets <= 9007199254740991 && sellSliceOffsets % 1 === 0 ? sellSliceOffsets : deviceArg('cusparseCreateSlicedEll', 'sellSliceOffsets', sellSliceOffsets, true);
     const sellColInd$ = typeof sellColInd === 'number' && sellColInd >= 0 && sellColInd <= 9007199254740991 && sellColInd % 1 === 0 ? sellColInd : deviceArg('cusparseCreateSlicedEll', 'sellColInd', sellColInd, true);
     const sellValues$ = typeof sellValues === 'number' && sellValues >= 0 && sellValues <= 9007199254740991 && sellValues % 1 === 0 ? sellValues : deviceArg('cusparseCreateSlicedEll', 'sellValues', sellValues, true);
@@ -1062,8 +1062,8 @@ function bind$cusparseCreateSpVec(): typeof cusparseCreateSpVec {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCreateSpVec(size, nnz, indices, values, idxType, idxBase, valueType) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cusparseCreateSpVec', 'size', size, true);
-    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || nnz % 1 !== 0) int64Arg('cusparseCreateSpVec', 'nnz', nnz, true);
+    if (typeof size !== 'number' || !(size >= -9007199254740991 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cusparseCreateSpVec', 'size', size, true);
+    if (typeof nnz !== 'number' || !(nnz >= -9007199254740991 && nnz <= 9007199254740991) || Math.floor(nnz) !== nnz) int64Arg('cusparseCreateSpVec', 'nnz', nnz, true);
     const indices$ = typeof indices === 'number' && indices >= 0 && indices <= 9007199254740991 && indices % 1 === 0 ? indices : deviceArg('cusparseCreateSpVec', 'indices', indices, true);
     const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseCreateSpVec', 'values', values, true);
     if (typeof idxType !== 'number' || (idxType | 0) !== idxType) throw intError('cusparseCreateSpVec', 'idxType', 'i32', idxType);

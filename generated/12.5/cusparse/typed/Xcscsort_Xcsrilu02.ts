@@ -20,11 +20,11 @@ let cusparseXcscsort$c: NativeFunction | undefined;
  * @param P in/out `int *`: address or host buffer.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseXcscsort(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, cscColPtrA: T.Pointer, cscRowIndA: T.Pointer, P: T.Pointer, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcscsort', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcscsort', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcscsort', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcscsort', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcscsort', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseXcscsort', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseXcscsort', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseXcscsort', 'cscColPtrA', cscColPtrA, true);
   pointerArg('cusparseXcscsort', 'cscRowIndA', cscRowIndA, true);
   pointerArg('cusparseXcscsort', 'P', P, true);
@@ -51,7 +51,7 @@ function bind$cusparseXcscsort_bufferSizeExt(): typeof cusparseXcscsort_bufferSi
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseXcscsort_bufferSizeExt(handle, m, n_, nnz, cscColPtrA, cscRowIndA) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcscsort_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcscsort_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcscsort_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcscsort_bufferSizeExt', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcscsort_bufferSizeExt', 'nnz', 'i32', nnz);
@@ -82,15 +82,15 @@ let cusparseXcsr2bsrNnz$c: NativeFunction | undefined;
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsr2bsrNnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, blockDim: number, descrC: T.cusparseMatDescr_t | null, bsrSortedRowPtrC: T.DeviceMemory | null, nnzTotalDevHostPtr: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsr2bsrNnz', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsr2bsrNnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseXcsr2bsrNnz', 'dirA', 'i32', dirA);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsr2bsrNnz', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcsr2bsrNnz', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseXcsr2bsrNnz', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseXcsr2bsrNnz', 'descrA', descrA, true) as typeof descrA;
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseXcsr2bsrNnz', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseXcsr2bsrNnz', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseXcsr2bsrNnz', 'blockDim', 'i32', blockDim);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseXcsr2bsrNnz', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseXcsr2bsrNnz', 'descrC', descrC, true) as typeof descrC;
   const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && bsrSortedRowPtrC % 1 === 0 ? bsrSortedRowPtrC : deviceArg('cusparseXcsr2bsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
   const nnzTotalDevHostPtr$ = memoryArg('cusparseXcsr2bsrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
   const status = (cusparseXcsr2bsrNnz$c ??= binder.native('cusparseXcsr2bsrNnz'))(handle, dirA, m, n_, descrA, csrSortedRowPtrA$, csrSortedColIndA$, blockDim, descrC, bsrSortedRowPtrC$, nnzTotalDevHostPtr$);
@@ -105,7 +105,7 @@ let cusparseXcsr2coo$c: NativeFunction | undefined;
  * @param cooRowInd in/out `int *`: device memory.
  * @param idxBase in `cusparseIndexBase_t`. */
 export function cusparseXcsr2coo(handle: T.cusparseHandle_t | null, csrSortedRowPtr: T.DeviceMemory | null, nnz: number, m: number, cooRowInd: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsr2coo', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsr2coo', 'handle', handle, true) as typeof handle;
   const csrSortedRowPtr$ = typeof csrSortedRowPtr === 'number' && csrSortedRowPtr >= 0 && csrSortedRowPtr <= 9007199254740991 && csrSortedRowPtr % 1 === 0 ? csrSortedRowPtr : deviceArg('cusparseXcsr2coo', 'csrSortedRowPtr', csrSortedRowPtr, true);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcsr2coo', 'nnz', 'i32', nnz);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsr2coo', 'm', 'i32', m);
@@ -130,14 +130,14 @@ let cusparseXcsr2gebsrNnz$c: NativeFunction | undefined;
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseXcsr2gebsrNnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, descrC: T.cusparseMatDescr_t | null, bsrSortedRowPtrC: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number, nnzTotalDevHostPtr: T.AnyMemory | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsr2gebsrNnz', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsr2gebsrNnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseXcsr2gebsrNnz', 'dirA', 'i32', dirA);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsr2gebsrNnz', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcsr2gebsrNnz', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseXcsr2gebsrNnz', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseXcsr2gebsrNnz', 'descrA', descrA, true) as typeof descrA;
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseXcsr2gebsrNnz', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseXcsr2gebsrNnz', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseXcsr2gebsrNnz', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseXcsr2gebsrNnz', 'descrC', descrC, true) as typeof descrC;
   const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && bsrSortedRowPtrC % 1 === 0 ? bsrSortedRowPtrC : deviceArg('cusparseXcsr2gebsrNnz', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
   if (typeof rowBlockDim !== 'number' || (rowBlockDim | 0) !== rowBlockDim) throw intError('cusparseXcsr2gebsrNnz', 'rowBlockDim', 'i32', rowBlockDim);
   if (typeof colBlockDim !== 'number' || (colBlockDim | 0) !== colBlockDim) throw intError('cusparseXcsr2gebsrNnz', 'colBlockDim', 'i32', colBlockDim);
@@ -164,18 +164,18 @@ let cusparseXcsrgeam2Nnz$c: NativeFunction | undefined;
  * @param nnzTotalDevHostPtr out `int *`: host or device memory.
  * @param workspace in/out `void *`: address or host buffer. */
 export function cusparseXcsrgeam2Nnz(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, nnzA: number, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, descrB: T.cusparseMatDescr_t | null, nnzB: number, csrSortedRowPtrB: T.DeviceMemory | null, csrSortedColIndB: T.DeviceMemory | null, descrC: T.cusparseMatDescr_t | null, csrSortedRowPtrC: T.DeviceMemory | null, nnzTotalDevHostPtr: T.AnyMemory | null, workspace: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsrgeam2Nnz', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsrgeam2Nnz', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcsrgeam2Nnz', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcsrgeam2Nnz', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseXcsrgeam2Nnz', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseXcsrgeam2Nnz', 'descrA', descrA, true) as typeof descrA;
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseXcsrgeam2Nnz', 'nnzA', 'i32', nnzA);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseXcsrgeam2Nnz', 'descrB', descrB, true) as typeof descrB;
+  if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || Math.floor(descrB) !== descrB) descrB = addressArg('cusparseXcsrgeam2Nnz', 'descrB', descrB, true) as typeof descrB;
   if (typeof nnzB !== 'number' || (nnzB | 0) !== nnzB) throw intError('cusparseXcsrgeam2Nnz', 'nnzB', 'i32', nnzB);
   const csrSortedRowPtrB$ = typeof csrSortedRowPtrB === 'number' && csrSortedRowPtrB >= 0 && csrSortedRowPtrB <= 9007199254740991 && csrSortedRowPtrB % 1 === 0 ? csrSortedRowPtrB : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
   const csrSortedColIndB$ = typeof csrSortedColIndB === 'number' && csrSortedColIndB >= 0 && csrSortedColIndB <= 9007199254740991 && csrSortedColIndB % 1 === 0 ? csrSortedColIndB : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedColIndB', csrSortedColIndB, true);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseXcsrgeam2Nnz', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseXcsrgeam2Nnz', 'descrC', descrC, true) as typeof descrC;
   const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseXcsrgeam2Nnz', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   const nnzTotalDevHostPtr$ = memoryArg('cusparseXcsrgeam2Nnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
   pointerArg('cusparseXcsrgeam2Nnz', 'workspace', workspace, true);
@@ -189,8 +189,8 @@ let cusparseXcsric02_zeroPivot$c: NativeFunction | undefined;
  * @param position in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsric02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.csric02Info_t | null, position: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsric02_zeroPivot', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXcsric02_zeroPivot', 'info', info, true) as typeof info;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsric02_zeroPivot', 'handle', handle, true) as typeof handle;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseXcsric02_zeroPivot', 'info', info, true) as typeof info;
   pointerArg('cusparseXcsric02_zeroPivot', 'position', position, true);
   const status = (cusparseXcsric02_zeroPivot$c ??= binder.native('cusparseXcsric02_zeroPivot'))(handle, info, position);
   if (status !== 0) throw fail('cusparseXcsric02_zeroPivot', status);
@@ -202,8 +202,8 @@ let cusparseXcsrilu02_zeroPivot$c: NativeFunction | undefined;
  * @param position in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseXcsrilu02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.csrilu02Info_t | null, position: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcsrilu02_zeroPivot', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXcsrilu02_zeroPivot', 'info', info, true) as typeof info;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcsrilu02_zeroPivot', 'handle', handle, true) as typeof handle;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseXcsrilu02_zeroPivot', 'info', info, true) as typeof info;
   pointerArg('cusparseXcsrilu02_zeroPivot', 'position', position, true);
   const status = (cusparseXcsrilu02_zeroPivot$c ??= binder.native('cusparseXcsrilu02_zeroPivot'))(handle, info, position);
   if (status !== 0) throw fail('cusparseXcsrilu02_zeroPivot', status);

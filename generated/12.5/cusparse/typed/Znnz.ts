@@ -20,11 +20,11 @@ let cusparseZnnz$c: NativeFunction | undefined;
  * @param nnzPerRowCol in/out `int *`: address or host buffer.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory. */
 export function cusparseZnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZnnz', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZnnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZnnz', 'dirA', 'i32', dirA);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZnnz', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZnnz', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZnnz', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZnnz', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseZnnz', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseZnnz', 'lda', 'i32', lda);
   pointerArg('cusparseZnnz', 'nnzPerRowCol', nnzPerRowCol, true);
@@ -44,9 +44,9 @@ let cusparseZnnz_compress$c: NativeFunction | undefined;
  * @param tol in `double2` by value.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: T.double2): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZnnz_compress', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZnnz_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZnnz_compress', 'm', 'i32', m);
-  if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || descr % 1 !== 0) descr = addressArg('cusparseZnnz_compress', 'descr', descr, true) as typeof descr;
+  if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseZnnz_compress', 'descr', descr, true) as typeof descr;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZnnz_compress', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseZnnz_compress', 'nnzPerRow', nnzPerRow, true);

@@ -14,7 +14,7 @@ let cuGraphExternalSemaphoresSignalNodeGetParams$c: NativeFunction | undefined;
  * @returns the value of `params_out`: out `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresSignalNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExternalSemaphoresSignalNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExternalSemaphoresSignalNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(24);
   const status = (cuGraphExternalSemaphoresSignalNodeGetParams$c ??= binder.native('cuGraphExternalSemaphoresSignalNodeGetParams'))(hNode, params_out$);
   if (status !== 0) throw fail('cuGraphExternalSemaphoresSignalNodeGetParams', status);
@@ -26,7 +26,7 @@ let cuGraphExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefined;
  * @param nodeParams in `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`: a `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` object or its bytes.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresSignalNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): void {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphExternalSemaphoresSignalNodeSetParams', 'nodeParams', records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st(), nodeParams, false);
   const status = (cuGraphExternalSemaphoresSignalNodeSetParams$c ??= binder.native('cuGraphExternalSemaphoresSignalNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExternalSemaphoresSignalNodeSetParams', status);
@@ -37,7 +37,7 @@ let cuGraphExternalSemaphoresWaitNodeGetParams$c: NativeFunction | undefined;
  * @returns the value of `params_out`: out `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresWaitNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExternalSemaphoresWaitNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExternalSemaphoresWaitNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const params_out$ = new Uint8Array(24);
   const status = (cuGraphExternalSemaphoresWaitNodeGetParams$c ??= binder.native('cuGraphExternalSemaphoresWaitNodeGetParams'))(hNode, params_out$);
   if (status !== 0) throw fail('cuGraphExternalSemaphoresWaitNodeGetParams', status);
@@ -49,7 +49,7 @@ let cuGraphExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined;
  * @param nodeParams in `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`: a `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` object or its bytes.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExternalSemaphoresWaitNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): void {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphExternalSemaphoresWaitNodeSetParams', 'nodeParams', records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st(), nodeParams, false);
   const status = (cuGraphExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cuGraphExternalSemaphoresWaitNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExternalSemaphoresWaitNodeSetParams', status);
@@ -68,7 +68,7 @@ function bind$cuGraphGetEdges(): typeof cuGraphGetEdges {
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuGraphGetEdges(hGraph) {
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetEdges', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphGetEdges', 'hGraph', hGraph, true) as typeof hGraph;
     s$u64[0] = BigInt(0);
     const asked = (native$ ??= binder.native('cuGraphGetEdges'))(hGraph, null, null, s$bytes);
     if (asked !== 0) throw fail('cuGraphGetEdges', asked);
@@ -99,7 +99,7 @@ function bind$cuGraphGetEdges_v2(): typeof cuGraphGetEdges_v2 {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuGraphGetEdges_v2(hGraph, numEdges) {
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetEdges_v2', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphGetEdges_v2', 'hGraph', hGraph, true) as typeof hGraph;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const edgeData$ = new Uint8Array(8);
@@ -124,7 +124,7 @@ function bind$cuGraphGetNodes(): typeof cuGraphGetNodes {
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuGraphGetNodes(hGraph) {
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetNodes', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphGetNodes', 'hGraph', hGraph, true) as typeof hGraph;
     s$u64[0] = BigInt(0);
     const asked = (native$ ??= binder.native('cuGraphGetNodes'))(hGraph, null, s$bytes);
     if (asked !== 0) throw fail('cuGraphGetNodes', asked);
@@ -153,7 +153,7 @@ function bind$cuGraphGetRootNodes(): typeof cuGraphGetRootNodes {
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuGraphGetRootNodes(hGraph) {
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphGetRootNodes', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphGetRootNodes', 'hGraph', hGraph, true) as typeof hGraph;
     s$u64[0] = BigInt(0);
     const asked = (native$ ??= binder.native('cuGraphGetRootNodes'))(hGraph, null, s$bytes);
     if (asked !== 0) throw fail('cuGraphGetRootNodes', asked);

@@ -22,7 +22,7 @@ let cuIpcCloseMemHandle$c: NativeFunction | undefined;
  * @param dptr in `CUdeviceptr`.
  * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcCloseMemHandle(dptr: T.CUdeviceptr): void {
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuIpcCloseMemHandle', 'dptr', dptr, false) as typeof dptr;
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuIpcCloseMemHandle', 'dptr', dptr, false) as typeof dptr;
   const status = (cuIpcCloseMemHandle$c ??= binder.native('cuIpcCloseMemHandle'))(dptr);
   if (status !== 0) throw fail('cuIpcCloseMemHandle', status);
 }
@@ -34,7 +34,7 @@ let cuIpcGetEventHandle$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Event#ipcHandle | Event.ipcHandle} (objects layer) */
 export function cuIpcGetEventHandle(event: T.CUevent | null): Uint8Array {
   const pHandle$ = new Uint8Array(64);
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuIpcGetEventHandle', 'event', event, true) as typeof event;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cuIpcGetEventHandle', 'event', event, true) as typeof event;
   const status = (cuIpcGetEventHandle$c ??= binder.native('cuIpcGetEventHandle'))(pHandle$, event);
   if (status !== 0) throw fail('cuIpcGetEventHandle', status);
   return pHandle$;
@@ -46,7 +46,7 @@ let cuIpcGetMemHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuIpcGetMemHandle(dptr: T.CUdeviceptr): Uint8Array {
   const pHandle$ = new Uint8Array(64);
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuIpcGetMemHandle', 'dptr', dptr, false) as typeof dptr;
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuIpcGetMemHandle', 'dptr', dptr, false) as typeof dptr;
   const status = (cuIpcGetMemHandle$c ??= binder.native('cuIpcGetMemHandle'))(pHandle$, dptr);
   if (status !== 0) throw fail('cuIpcGetMemHandle', status);
   return pHandle$;
@@ -124,7 +124,7 @@ function bind$cuKernelGetAttribute(): typeof cuKernelGetAttribute {
   return function cuKernelGetAttribute(attrib, kernel, dev) {
     s$f64[0] = 0;
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuKernelGetAttribute', 'attrib', 'i32', attrib);
-    if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetAttribute', 'kernel', kernel, true) as typeof kernel;
+    if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || Math.floor(kernel) !== kernel) kernel = addressArg('cuKernelGetAttribute', 'kernel', kernel, true) as typeof kernel;
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuKernelGetAttribute', 'dev', 'i32', dev);
     const status = (native$ ??= binder.native('cuKernelGetAttribute'))(s$bytes, attrib, kernel, dev);
     if (status !== 0) throw fail('cuKernelGetAttribute', status);
@@ -147,7 +147,7 @@ function bind$cuKernelGetFunction(): typeof cuKernelGetFunction {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuKernelGetFunction(kernel) {
     s$f64[0] = 0;
-    if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetFunction', 'kernel', kernel, true) as typeof kernel;
+    if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || Math.floor(kernel) !== kernel) kernel = addressArg('cuKernelGetFunction', 'kernel', kernel, true) as typeof kernel;
     const status = (native$ ??= binder.native('cuKernelGetFunction'))(s$bytes, kernel);
     if (status !== 0) throw fail('cuKernelGetFunction', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -173,7 +173,7 @@ function bind$cuKernelGetLibrary(): typeof cuKernelGetLibrary {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuKernelGetLibrary(kernel) {
     s$f64[0] = 0;
-    if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetLibrary', 'kernel', kernel, true) as typeof kernel;
+    if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || Math.floor(kernel) !== kernel) kernel = addressArg('cuKernelGetLibrary', 'kernel', kernel, true) as typeof kernel;
     const status = (native$ ??= binder.native('cuKernelGetLibrary'))(s$bytes, kernel);
     if (status !== 0) throw fail('cuKernelGetLibrary', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -198,7 +198,7 @@ function bind$cuKernelGetName(): typeof cuKernelGetName {
   let native$: NativeFunction | undefined;
   return function cuKernelGetName(hfunc) {
     s$f64[0] = 0;
-    if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuKernelGetName', 'hfunc', hfunc, true) as typeof hfunc;
+    if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuKernelGetName', 'hfunc', hfunc, true) as typeof hfunc;
     const status = (native$ ??= binder.native('cuKernelGetName'))(s$bytes, hfunc);
     if (status !== 0) throw fail('cuKernelGetName', status);
     return readCString(s.address(0));
@@ -219,8 +219,8 @@ function bind$cuKernelGetParamInfo(): typeof cuKernelGetParamInfo {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuKernelGetParamInfo(kernel, paramIndex) {
-    if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelGetParamInfo', 'kernel', kernel, true) as typeof kernel;
-    if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || paramIndex % 1 !== 0) int64Arg('cuKernelGetParamInfo', 'paramIndex', paramIndex, false);
+    if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || Math.floor(kernel) !== kernel) kernel = addressArg('cuKernelGetParamInfo', 'kernel', kernel, true) as typeof kernel;
+    if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || Math.floor(paramIndex) !== paramIndex) int64Arg('cuKernelGetParamInfo', 'paramIndex', paramIndex, false);
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cuKernelGetParamInfo'))(kernel, paramIndex, s$slot0, s$slot1);
@@ -238,7 +238,7 @@ let cuKernelSetAttribute$c: NativeFunction | undefined;
 export function cuKernelSetAttribute(attrib: T.CUfunction_attribute, val: number, kernel: T.CUkernel | null, dev: number): void {
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuKernelSetAttribute', 'attrib', 'i32', attrib);
   if (typeof val !== 'number' || (val | 0) !== val) throw intError('cuKernelSetAttribute', 'val', 'i32', val);
-  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelSetAttribute', 'kernel', kernel, true) as typeof kernel;
+  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || Math.floor(kernel) !== kernel) kernel = addressArg('cuKernelSetAttribute', 'kernel', kernel, true) as typeof kernel;
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuKernelSetAttribute', 'dev', 'i32', dev);
   const status = (cuKernelSetAttribute$c ??= binder.native('cuKernelSetAttribute'))(attrib, val, kernel, dev);
   if (status !== 0) throw fail('cuKernelSetAttribute', status);
@@ -250,7 +250,7 @@ let cuKernelSetCacheConfig$c: NativeFunction | undefined;
  * @param dev in `CUdevice`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuKernelSetCacheConfig(kernel: T.CUkernel | null, config: T.CUfunc_cache, dev: number): void {
-  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || kernel % 1 !== 0) kernel = addressArg('cuKernelSetCacheConfig', 'kernel', kernel, true) as typeof kernel;
+  if (typeof kernel !== 'number' || !(kernel >= 0 && kernel <= 9007199254740991) || Math.floor(kernel) !== kernel) kernel = addressArg('cuKernelSetCacheConfig', 'kernel', kernel, true) as typeof kernel;
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuKernelSetCacheConfig', 'config', 'i32', config);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuKernelSetCacheConfig', 'dev', 'i32', dev);
   const status = (cuKernelSetCacheConfig$c ??= binder.native('cuKernelSetCacheConfig'))(kernel, config, dev);

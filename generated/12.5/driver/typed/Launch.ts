@@ -14,7 +14,7 @@ let cuLaunch$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunch(f: T.CUfunction | null): void {
-  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunch', 'f', f, true) as typeof f;
+  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || Math.floor(f) !== f) f = addressArg('cuLaunch', 'f', f, true) as typeof f;
   const status = (cuLaunch$c ??= binder.native('cuLaunch'))(f);
   if (status !== 0) throw fail('cuLaunch', status);
 }
@@ -32,7 +32,7 @@ let cuLaunchCooperativeKernel$c: NativeFunction | undefined;
  * @param kernelParams in/out `void **`: address or host buffer, or null.
  * @remarks ABI of CUDA 9.0. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuLaunchCooperativeKernel(f: T.CUfunction | null, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream | null, kernelParams: T.Pointer): void {
-  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchCooperativeKernel', 'f', f, true) as typeof f;
+  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || Math.floor(f) !== f) f = addressArg('cuLaunchCooperativeKernel', 'f', f, true) as typeof f;
   if (typeof gridDimX !== 'number' || (gridDimX >>> 0) !== gridDimX) throw intError('cuLaunchCooperativeKernel', 'gridDimX', 'u32', gridDimX);
   if (typeof gridDimY !== 'number' || (gridDimY >>> 0) !== gridDimY) throw intError('cuLaunchCooperativeKernel', 'gridDimY', 'u32', gridDimY);
   if (typeof gridDimZ !== 'number' || (gridDimZ >>> 0) !== gridDimZ) throw intError('cuLaunchCooperativeKernel', 'gridDimZ', 'u32', gridDimZ);
@@ -40,7 +40,7 @@ export function cuLaunchCooperativeKernel(f: T.CUfunction | null, gridDimX: numb
   if (typeof blockDimY !== 'number' || (blockDimY >>> 0) !== blockDimY) throw intError('cuLaunchCooperativeKernel', 'blockDimY', 'u32', blockDimY);
   if (typeof blockDimZ !== 'number' || (blockDimZ >>> 0) !== blockDimZ) throw intError('cuLaunchCooperativeKernel', 'blockDimZ', 'u32', blockDimZ);
   if (typeof sharedMemBytes !== 'number' || (sharedMemBytes >>> 0) !== sharedMemBytes) throw intError('cuLaunchCooperativeKernel', 'sharedMemBytes', 'u32', sharedMemBytes);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuLaunchCooperativeKernel', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuLaunchCooperativeKernel', 'hStream', hStream, true) as typeof hStream;
   pointerArg('cuLaunchCooperativeKernel', 'kernelParams', kernelParams, true);
   const status = (cuLaunchCooperativeKernel$c ??= binder.native('cuLaunchCooperativeKernel'))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
   if (status !== 0) throw fail('cuLaunchCooperativeKernel', status);
@@ -66,7 +66,7 @@ let cuLaunchGrid$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunchGrid(f: T.CUfunction | null, grid_width: number, grid_height: number): void {
-  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchGrid', 'f', f, true) as typeof f;
+  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || Math.floor(f) !== f) f = addressArg('cuLaunchGrid', 'f', f, true) as typeof f;
   if (typeof grid_width !== 'number' || (grid_width | 0) !== grid_width) throw intError('cuLaunchGrid', 'grid_width', 'i32', grid_width);
   if (typeof grid_height !== 'number' || (grid_height | 0) !== grid_height) throw intError('cuLaunchGrid', 'grid_height', 'i32', grid_height);
   const status = (cuLaunchGrid$c ??= binder.native('cuLaunchGrid'))(f, grid_width, grid_height);
@@ -81,10 +81,10 @@ let cuLaunchGridAsync$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuLaunchGridAsync(f: T.CUfunction | null, grid_width: number, grid_height: number, hStream: T.CUstream | null): void {
-  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchGridAsync', 'f', f, true) as typeof f;
+  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || Math.floor(f) !== f) f = addressArg('cuLaunchGridAsync', 'f', f, true) as typeof f;
   if (typeof grid_width !== 'number' || (grid_width | 0) !== grid_width) throw intError('cuLaunchGridAsync', 'grid_width', 'i32', grid_width);
   if (typeof grid_height !== 'number' || (grid_height | 0) !== grid_height) throw intError('cuLaunchGridAsync', 'grid_height', 'i32', grid_height);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuLaunchGridAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuLaunchGridAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuLaunchGridAsync$c ??= binder.native('cuLaunchGridAsync'))(f, grid_width, grid_height, hStream);
   if (status !== 0) throw fail('cuLaunchGridAsync', status);
 }
@@ -96,7 +96,7 @@ let cuLaunchHostFunc$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html).
  * @see {@link cuda-ts/objects!Stream#launchHostFunc | Stream.launchHostFunc} (objects layer) */
 export function cuLaunchHostFunc(hStream: T.CUstream | null, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuLaunchHostFunc', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuLaunchHostFunc', 'hStream', hStream, true) as typeof hStream;
   if (typeof fn !== 'function') callbackArg('cuLaunchHostFunc', 'fn', fn, true);
   pointerArg('cuLaunchHostFunc', 'userData', userData, true);
   const native = (cuLaunchHostFunc$c ??= binder.native('cuLaunchHostFunc'));
@@ -122,7 +122,7 @@ let cuLaunchKernel$c: NativeFunction | undefined;
  * @param extra in/out `void **`: address or host buffer, or null.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuLaunchKernel(f: T.CUfunction | null, gridDimX: number, gridDimY: number, gridDimZ: number, blockDimX: number, blockDimY: number, blockDimZ: number, sharedMemBytes: number, hStream: T.CUstream | null, kernelParams: T.Pointer, extra: T.Pointer): void {
-  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchKernel', 'f', f, true) as typeof f;
+  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || Math.floor(f) !== f) f = addressArg('cuLaunchKernel', 'f', f, true) as typeof f;
   if (typeof gridDimX !== 'number' || (gridDimX >>> 0) !== gridDimX) throw intError('cuLaunchKernel', 'gridDimX', 'u32', gridDimX);
   if (typeof gridDimY !== 'number' || (gridDimY >>> 0) !== gridDimY) throw intError('cuLaunchKernel', 'gridDimY', 'u32', gridDimY);
   if (typeof gridDimZ !== 'number' || (gridDimZ >>> 0) !== gridDimZ) throw intError('cuLaunchKernel', 'gridDimZ', 'u32', gridDimZ);
@@ -130,7 +130,7 @@ export function cuLaunchKernel(f: T.CUfunction | null, gridDimX: number, gridDim
   if (typeof blockDimY !== 'number' || (blockDimY >>> 0) !== blockDimY) throw intError('cuLaunchKernel', 'blockDimY', 'u32', blockDimY);
   if (typeof blockDimZ !== 'number' || (blockDimZ >>> 0) !== blockDimZ) throw intError('cuLaunchKernel', 'blockDimZ', 'u32', blockDimZ);
   if (typeof sharedMemBytes !== 'number' || (sharedMemBytes >>> 0) !== sharedMemBytes) throw intError('cuLaunchKernel', 'sharedMemBytes', 'u32', sharedMemBytes);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuLaunchKernel', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuLaunchKernel', 'hStream', hStream, true) as typeof hStream;
   pointerArg('cuLaunchKernel', 'kernelParams', kernelParams, true);
   pointerArg('cuLaunchKernel', 'extra', extra, true);
   const status = (cuLaunchKernel$c ??= binder.native('cuLaunchKernel'))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
@@ -145,7 +145,7 @@ let cuLaunchKernelEx$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.6, driver ≥ 510. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuLaunchKernelEx(config: T.CUlaunchConfig_st | Uint8Array, f: T.CUfunction | null, kernelParams: T.Pointer, extra: T.Pointer): void {
   const config$ = recordArg('cuLaunchKernelEx', 'config', records.CUlaunchConfig_st(), config, false);
-  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || f % 1 !== 0) f = addressArg('cuLaunchKernelEx', 'f', f, true) as typeof f;
+  if (typeof f !== 'number' || !(f >= 0 && f <= 9007199254740991) || Math.floor(f) !== f) f = addressArg('cuLaunchKernelEx', 'f', f, true) as typeof f;
   pointerArg('cuLaunchKernelEx', 'kernelParams', kernelParams, true);
   pointerArg('cuLaunchKernelEx', 'extra', extra, true);
   const status = (cuLaunchKernelEx$c ??= binder.native('cuLaunchKernelEx'))(config$, f, kernelParams, extra);

@@ -16,7 +16,7 @@ let cuLibraryEnumerateKernels$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryEnumerateKernels(numKernels: number, lib: T.CUlibrary | null): T.CUkernel[] {
   if (typeof numKernels !== 'number' || (numKernels >>> 0) !== numKernels) throw intError('cuLibraryEnumerateKernels', 'numKernels', 'u32', numKernels);
-  if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cuLibraryEnumerateKernels', 'lib', lib, true) as typeof lib;
+  if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || Math.floor(lib) !== lib) lib = addressArg('cuLibraryEnumerateKernels', 'lib', lib, true) as typeof lib;
   const kernels$ = new BigUint64Array(Math.max(1, allocLength('cuLibraryEnumerateKernels', 'numKernels', numKernels)));
   const status = (cuLibraryEnumerateKernels$c ??= binder.native('cuLibraryEnumerateKernels'))(kernels$, numKernels, lib);
   if (status !== 0) throw fail('cuLibraryEnumerateKernels', status);
@@ -39,7 +39,7 @@ function bind$cuLibraryGetGlobal(): typeof cuLibraryGetGlobal {
   return function cuLibraryGetGlobal(library, name) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetGlobal', 'library', library, true) as typeof library;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cuLibraryGetGlobal', 'library', library, true) as typeof library;
     if (typeof name !== 'string') throw argError('cuLibraryGetGlobal', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cuLibraryGetGlobal'))(s$slot0, s$slot1, library, name);
     if (status !== 0) throw fail('cuLibraryGetGlobal', status);
@@ -63,7 +63,7 @@ function bind$cuLibraryGetKernel(): typeof cuLibraryGetKernel {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuLibraryGetKernel(library, name) {
     s$f64[0] = 0;
-    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetKernel', 'library', library, true) as typeof library;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cuLibraryGetKernel', 'library', library, true) as typeof library;
     if (typeof name !== 'string') throw argError('cuLibraryGetKernel', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cuLibraryGetKernel'))(s$bytes, library, name);
     if (status !== 0) throw fail('cuLibraryGetKernel', status);
@@ -89,7 +89,7 @@ function bind$cuLibraryGetKernelCount(): typeof cuLibraryGetKernelCount {
   let native$: NativeFunction | undefined;
   return function cuLibraryGetKernelCount(lib) {
     s$f64[0] = 0;
-    if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cuLibraryGetKernelCount', 'lib', lib, true) as typeof lib;
+    if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || Math.floor(lib) !== lib) lib = addressArg('cuLibraryGetKernelCount', 'lib', lib, true) as typeof lib;
     const status = (native$ ??= binder.native('cuLibraryGetKernelCount'))(s$bytes, lib);
     if (status !== 0) throw fail('cuLibraryGetKernelCount', status);
     return s$u32[0];
@@ -112,7 +112,7 @@ function bind$cuLibraryGetManaged(): typeof cuLibraryGetManaged {
   return function cuLibraryGetManaged(library, name) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetManaged', 'library', library, true) as typeof library;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cuLibraryGetManaged', 'library', library, true) as typeof library;
     if (typeof name !== 'string') throw argError('cuLibraryGetManaged', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cuLibraryGetManaged'))(s$slot0, s$slot1, library, name);
     if (status !== 0) throw fail('cuLibraryGetManaged', status);
@@ -135,7 +135,7 @@ function bind$cuLibraryGetModule(): typeof cuLibraryGetModule {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuLibraryGetModule(library) {
     s$f64[0] = 0;
-    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetModule', 'library', library, true) as typeof library;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cuLibraryGetModule', 'library', library, true) as typeof library;
     const status = (native$ ??= binder.native('cuLibraryGetModule'))(s$bytes, library);
     if (status !== 0) throw fail('cuLibraryGetModule', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -162,7 +162,7 @@ function bind$cuLibraryGetUnifiedFunction(): typeof cuLibraryGetUnifiedFunction 
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuLibraryGetUnifiedFunction(library, symbol) {
     s$f64[0] = 0;
-    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryGetUnifiedFunction', 'library', library, true) as typeof library;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cuLibraryGetUnifiedFunction', 'library', library, true) as typeof library;
     if (typeof symbol !== 'string') throw argError('cuLibraryGetUnifiedFunction', 'symbol', 'a string', symbol);
     const status = (native$ ??= binder.native('cuLibraryGetUnifiedFunction'))(s$bytes, library, symbol);
     if (status !== 0) throw fail('cuLibraryGetUnifiedFunction', status);
@@ -250,7 +250,7 @@ let cuLibraryUnload$c: NativeFunction | undefined;
  * @param library in `CUlibrary`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_LIBRARY`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LIBRARY.html). */
 export function cuLibraryUnload(library: T.CUlibrary | null): void {
-  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cuLibraryUnload', 'library', library, true) as typeof library;
+  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cuLibraryUnload', 'library', library, true) as typeof library;
   const status = (cuLibraryUnload$c ??= binder.native('cuLibraryUnload'))(library);
   if (status !== 0) throw fail('cuLibraryUnload', status);
 }

@@ -14,7 +14,7 @@ let cuMulticastAddDevice$c: NativeFunction | undefined;
  * @param dev in `CUdevice`.
  * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastAddDevice(mcHandle: T.Int64, dev: number): void {
-  if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || mcHandle % 1 !== 0) int64Arg('cuMulticastAddDevice', 'mcHandle', mcHandle, false);
+  if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || Math.floor(mcHandle) !== mcHandle) int64Arg('cuMulticastAddDevice', 'mcHandle', mcHandle, false);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuMulticastAddDevice', 'dev', 'i32', dev);
   const status = (cuMulticastAddDevice$c ??= binder.native('cuMulticastAddDevice'))(mcHandle, dev);
   if (status !== 0) throw fail('cuMulticastAddDevice', status);
@@ -28,11 +28,11 @@ let cuMulticastBindAddr$c: NativeFunction | undefined;
  * @param flags in `unsigned long long`.
  * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastBindAddr(mcHandle: T.Int64, mcOffset: T.Int64, memptr: T.CUdeviceptr, size: T.Int64, flags: T.Int64): void {
-  if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || mcHandle % 1 !== 0) int64Arg('cuMulticastBindAddr', 'mcHandle', mcHandle, false);
-  if (typeof mcOffset !== 'number' || !(mcOffset >= 0 && mcOffset <= 9007199254740991) || mcOffset % 1 !== 0) int64Arg('cuMulticastBindAddr', 'mcOffset', mcOffset, false);
-  if (typeof memptr !== 'number' || !(memptr >= 0 && memptr <= 9007199254740991) || memptr % 1 !== 0) memptr = addressArg('cuMulticastBindAddr', 'memptr', memptr, false) as typeof memptr;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMulticastBindAddr', 'size', size, false);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMulticastBindAddr', 'flags', flags, false);
+  if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || Math.floor(mcHandle) !== mcHandle) int64Arg('cuMulticastBindAddr', 'mcHandle', mcHandle, false);
+  if (typeof mcOffset !== 'number' || !(mcOffset >= 0 && mcOffset <= 9007199254740991) || Math.floor(mcOffset) !== mcOffset) int64Arg('cuMulticastBindAddr', 'mcOffset', mcOffset, false);
+  if (typeof memptr !== 'number' || !(memptr >= 0 && memptr <= 9007199254740991) || Math.floor(memptr) !== memptr) memptr = addressArg('cuMulticastBindAddr', 'memptr', memptr, false) as typeof memptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMulticastBindAddr', 'size', size, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMulticastBindAddr', 'flags', flags, false);
   const status = (cuMulticastBindAddr$c ??= binder.native('cuMulticastBindAddr'))(mcHandle, mcOffset, memptr, size, flags);
   if (status !== 0) throw fail('cuMulticastBindAddr', status);
 }
@@ -46,12 +46,12 @@ let cuMulticastBindMem$c: NativeFunction | undefined;
  * @param flags in `unsigned long long`.
  * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastBindMem(mcHandle: T.Int64, mcOffset: T.Int64, memHandle: T.Int64, memOffset: T.Int64, size: T.Int64, flags: T.Int64): void {
-  if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || mcHandle % 1 !== 0) int64Arg('cuMulticastBindMem', 'mcHandle', mcHandle, false);
-  if (typeof mcOffset !== 'number' || !(mcOffset >= 0 && mcOffset <= 9007199254740991) || mcOffset % 1 !== 0) int64Arg('cuMulticastBindMem', 'mcOffset', mcOffset, false);
-  if (typeof memHandle !== 'number' || !(memHandle >= 0 && memHandle <= 9007199254740991) || memHandle % 1 !== 0) int64Arg('cuMulticastBindMem', 'memHandle', memHandle, false);
-  if (typeof memOffset !== 'number' || !(memOffset >= 0 && memOffset <= 9007199254740991) || memOffset % 1 !== 0) int64Arg('cuMulticastBindMem', 'memOffset', memOffset, false);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMulticastBindMem', 'size', size, false);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMulticastBindMem', 'flags', flags, false);
+  if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || Math.floor(mcHandle) !== mcHandle) int64Arg('cuMulticastBindMem', 'mcHandle', mcHandle, false);
+  if (typeof mcOffset !== 'number' || !(mcOffset >= 0 && mcOffset <= 9007199254740991) || Math.floor(mcOffset) !== mcOffset) int64Arg('cuMulticastBindMem', 'mcOffset', mcOffset, false);
+  if (typeof memHandle !== 'number' || !(memHandle >= 0 && memHandle <= 9007199254740991) || Math.floor(memHandle) !== memHandle) int64Arg('cuMulticastBindMem', 'memHandle', memHandle, false);
+  if (typeof memOffset !== 'number' || !(memOffset >= 0 && memOffset <= 9007199254740991) || Math.floor(memOffset) !== memOffset) int64Arg('cuMulticastBindMem', 'memOffset', memOffset, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMulticastBindMem', 'size', size, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMulticastBindMem', 'flags', flags, false);
   const status = (cuMulticastBindMem$c ??= binder.native('cuMulticastBindMem'))(mcHandle, mcOffset, memHandle, memOffset, size, flags);
   if (status !== 0) throw fail('cuMulticastBindMem', status);
 }
@@ -112,10 +112,10 @@ let cuMulticastUnbind$c: NativeFunction | undefined;
  * @param size in `size_t`.
  * @remarks ABI of CUDA 12.1, driver ≥ 530. [NVIDIA group `CUDA_MULTICAST`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MULTICAST.html). */
 export function cuMulticastUnbind(mcHandle: T.Int64, dev: number, mcOffset: T.Int64, size: T.Int64): void {
-  if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || mcHandle % 1 !== 0) int64Arg('cuMulticastUnbind', 'mcHandle', mcHandle, false);
+  if (typeof mcHandle !== 'number' || !(mcHandle >= 0 && mcHandle <= 9007199254740991) || Math.floor(mcHandle) !== mcHandle) int64Arg('cuMulticastUnbind', 'mcHandle', mcHandle, false);
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuMulticastUnbind', 'dev', 'i32', dev);
-  if (typeof mcOffset !== 'number' || !(mcOffset >= 0 && mcOffset <= 9007199254740991) || mcOffset % 1 !== 0) int64Arg('cuMulticastUnbind', 'mcOffset', mcOffset, false);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMulticastUnbind', 'size', size, false);
+  if (typeof mcOffset !== 'number' || !(mcOffset >= 0 && mcOffset <= 9007199254740991) || Math.floor(mcOffset) !== mcOffset) int64Arg('cuMulticastUnbind', 'mcOffset', mcOffset, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMulticastUnbind', 'size', size, false);
   const status = (cuMulticastUnbind$c ??= binder.native('cuMulticastUnbind'))(mcHandle, dev, mcOffset, size);
   if (status !== 0) throw fail('cuMulticastUnbind', status);
 }
@@ -137,7 +137,7 @@ function bind$cuOccupancyAvailableDynamicSMemPerBlock(): typeof cuOccupancyAvail
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuOccupancyAvailableDynamicSMemPerBlock(func, numBlocks, blockSize) {
     s$f64[0] = 0;
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyAvailableDynamicSMemPerBlock', 'func', func, true) as typeof func;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuOccupancyAvailableDynamicSMemPerBlock', 'func', func, true) as typeof func;
     if (typeof numBlocks !== 'number' || (numBlocks | 0) !== numBlocks) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'numBlocks', 'i32', numBlocks);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyAvailableDynamicSMemPerBlock', 'blockSize', 'i32', blockSize);
     const status = (native$ ??= binder.native('cuOccupancyAvailableDynamicSMemPerBlock'))(s$bytes, func, numBlocks, blockSize);
@@ -167,9 +167,9 @@ function bind$cuOccupancyMaxActiveBlocksPerMultiprocessor(): typeof cuOccupancyM
   let native$: NativeFunction | undefined;
   return function cuOccupancyMaxActiveBlocksPerMultiprocessor(func, blockSize, dynamicSMemSize) {
     s$f64[0] = 0;
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true) as typeof func;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true) as typeof func;
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
-    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || Math.floor(dynamicSMemSize) !== dynamicSMemSize) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
     const status = (native$ ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessor'))(s$bytes, func, blockSize, dynamicSMemSize);
     if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessor', status);
     return s$i32[0];
@@ -193,9 +193,9 @@ function bind$cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(): typeof cuO
   let native$: NativeFunction | undefined;
   return function cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(func, blockSize, dynamicSMemSize, flags) {
     s$f64[0] = 0;
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true) as typeof func;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true) as typeof func;
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
-    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || Math.floor(dynamicSMemSize) !== dynamicSMemSize) int64Arg('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s$bytes, func, blockSize, dynamicSMemSize, flags);
     if (status !== 0) throw fail('cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);
@@ -218,7 +218,7 @@ function bind$cuOccupancyMaxActiveClusters(): typeof cuOccupancyMaxActiveCluster
   let native$: NativeFunction | undefined;
   return function cuOccupancyMaxActiveClusters(func, config) {
     s$f64[0] = 0;
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxActiveClusters', 'func', func, true) as typeof func;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuOccupancyMaxActiveClusters', 'func', func, true) as typeof func;
     const config$ = recordArg('cuOccupancyMaxActiveClusters', 'config', records.CUlaunchConfig_st(), config, false);
     const status = (native$ ??= binder.native('cuOccupancyMaxActiveClusters'))(s$bytes, func, config$);
     if (status !== 0) throw fail('cuOccupancyMaxActiveClusters', status);
@@ -245,9 +245,9 @@ function bind$cuOccupancyMaxPotentialBlockSize(): typeof cuOccupancyMaxPotential
   return function cuOccupancyMaxPotentialBlockSize(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSize', 'func', func, true) as typeof func;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuOccupancyMaxPotentialBlockSize', 'func', func, true) as typeof func;
     callbackArg('cuOccupancyMaxPotentialBlockSize', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
-    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSize', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || Math.floor(dynamicSMemSize) !== dynamicSMemSize) int64Arg('cuOccupancyMaxPotentialBlockSize', 'dynamicSMemSize', dynamicSMemSize, false);
     if (typeof blockSizeLimit !== 'number' || (blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSize', 'blockSizeLimit', 'i32', blockSizeLimit);
     const status = (native$ ??= binder.native('cuOccupancyMaxPotentialBlockSize'))(s$slot0, s$slot1, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
     if (status !== 0) throw fail('cuOccupancyMaxPotentialBlockSize', status);
@@ -274,9 +274,9 @@ function bind$cuOccupancyMaxPotentialBlockSizeWithFlags(): typeof cuOccupancyMax
   return function cuOccupancyMaxPotentialBlockSizeWithFlags(func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'func', func, true) as typeof func;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'func', func, true) as typeof func;
     callbackArg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeToDynamicSMemSize', blockSizeToDynamicSMemSize, true);
-    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || Math.floor(dynamicSMemSize) !== dynamicSMemSize) int64Arg('cuOccupancyMaxPotentialBlockSizeWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
     if (typeof blockSizeLimit !== 'number' || (blockSizeLimit | 0) !== blockSizeLimit) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'blockSizeLimit', 'i32', blockSizeLimit);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuOccupancyMaxPotentialBlockSizeWithFlags', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuOccupancyMaxPotentialBlockSizeWithFlags'))(s$slot0, s$slot1, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
@@ -300,7 +300,7 @@ function bind$cuOccupancyMaxPotentialClusterSize(): typeof cuOccupancyMaxPotenti
   let native$: NativeFunction | undefined;
   return function cuOccupancyMaxPotentialClusterSize(func, config) {
     s$f64[0] = 0;
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuOccupancyMaxPotentialClusterSize', 'func', func, true) as typeof func;
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuOccupancyMaxPotentialClusterSize', 'func', func, true) as typeof func;
     const config$ = recordArg('cuOccupancyMaxPotentialClusterSize', 'config', records.CUlaunchConfig_st(), config, false);
     const status = (native$ ??= binder.native('cuOccupancyMaxPotentialClusterSize'))(s$bytes, func, config$);
     if (status !== 0) throw fail('cuOccupancyMaxPotentialClusterSize', status);

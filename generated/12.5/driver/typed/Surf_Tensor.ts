@@ -35,7 +35,7 @@ let cuSurfObjectDestroy$c: NativeFunction | undefined;
  * @param surfObject in `CUsurfObject`.
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectDestroy(surfObject: T.Int64): void {
-  if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cuSurfObjectDestroy', 'surfObject', surfObject, false);
+  if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cuSurfObjectDestroy', 'surfObject', surfObject, false);
   const status = (cuSurfObjectDestroy$c ??= binder.native('cuSurfObjectDestroy'))(surfObject);
   if (status !== 0) throw fail('cuSurfObjectDestroy', status);
 }
@@ -46,7 +46,7 @@ let cuSurfObjectGetResourceDesc$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_SURFOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFOBJECT.html). */
 export function cuSurfObjectGetResourceDesc(surfObject: T.Int64): T.CUDA_RESOURCE_DESC_st {
   const pResDesc$ = new Uint8Array(144);
-  if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cuSurfObjectGetResourceDesc', 'surfObject', surfObject, false);
+  if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cuSurfObjectGetResourceDesc', 'surfObject', surfObject, false);
   const status = (cuSurfObjectGetResourceDesc$c ??= binder.native('cuSurfObjectGetResourceDesc'))(pResDesc$, surfObject);
   if (status !== 0) throw fail('cuSurfObjectGetResourceDesc', status);
   return decodeRecord<T.CUDA_RESOURCE_DESC_st>(records.CUDA_RESOURCE_DESC_st(), pResDesc$);
@@ -68,7 +68,7 @@ function bind$cuSurfRefGetArray(): typeof cuSurfRefGetArray {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuSurfRefGetArray(hSurfRef) {
     s$f64[0] = 0;
-    if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || hSurfRef % 1 !== 0) hSurfRef = addressArg('cuSurfRefGetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
+    if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || Math.floor(hSurfRef) !== hSurfRef) hSurfRef = addressArg('cuSurfRefGetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
     const status = (native$ ??= binder.native('cuSurfRefGetArray'))(s$bytes, hSurfRef);
     if (status !== 0) throw fail('cuSurfRefGetArray', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -86,8 +86,8 @@ let cuSurfRefSetArray$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_SURFREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__SURFREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuSurfRefSetArray(hSurfRef: T.CUsurfref | null, hArray: T.CUarray | null, Flags: number): void {
-  if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || hSurfRef % 1 !== 0) hSurfRef = addressArg('cuSurfRefSetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
-  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuSurfRefSetArray', 'hArray', hArray, true) as typeof hArray;
+  if (typeof hSurfRef !== 'number' || !(hSurfRef >= 0 && hSurfRef <= 9007199254740991) || Math.floor(hSurfRef) !== hSurfRef) hSurfRef = addressArg('cuSurfRefSetArray', 'hSurfRef', hSurfRef, true) as typeof hSurfRef;
+  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || Math.floor(hArray) !== hArray) hArray = addressArg('cuSurfRefSetArray', 'hArray', hArray, true) as typeof hArray;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuSurfRefSetArray', 'Flags', 'u32', Flags);
   const status = (cuSurfRefSetArray$c ??= binder.native('cuSurfRefSetArray'))(hSurfRef, hArray, Flags);
   if (status !== 0) throw fail('cuSurfRefSetArray', status);

@@ -39,7 +39,7 @@ let cuTexObjectDestroy$c: NativeFunction | undefined;
  * @param texObject in `CUtexObject`.
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectDestroy(texObject: T.Int64): void {
-  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cuTexObjectDestroy', 'texObject', texObject, false);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cuTexObjectDestroy', 'texObject', texObject, false);
   const status = (cuTexObjectDestroy$c ??= binder.native('cuTexObjectDestroy'))(texObject);
   if (status !== 0) throw fail('cuTexObjectDestroy', status);
 }
@@ -50,7 +50,7 @@ let cuTexObjectGetResourceDesc$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetResourceDesc(texObject: T.Int64): T.CUDA_RESOURCE_DESC_st {
   const pResDesc$ = new Uint8Array(144);
-  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cuTexObjectGetResourceDesc', 'texObject', texObject, false);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cuTexObjectGetResourceDesc', 'texObject', texObject, false);
   const status = (cuTexObjectGetResourceDesc$c ??= binder.native('cuTexObjectGetResourceDesc'))(pResDesc$, texObject);
   if (status !== 0) throw fail('cuTexObjectGetResourceDesc', status);
   return decodeRecord<T.CUDA_RESOURCE_DESC_st>(records.CUDA_RESOURCE_DESC_st(), pResDesc$);
@@ -62,7 +62,7 @@ let cuTexObjectGetResourceViewDesc$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetResourceViewDesc(texObject: T.Int64): T.CUDA_RESOURCE_VIEW_DESC_st {
   const pResViewDesc$ = new Uint8Array(112);
-  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cuTexObjectGetResourceViewDesc', 'texObject', texObject, false);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cuTexObjectGetResourceViewDesc', 'texObject', texObject, false);
   const status = (cuTexObjectGetResourceViewDesc$c ??= binder.native('cuTexObjectGetResourceViewDesc'))(pResViewDesc$, texObject);
   if (status !== 0) throw fail('cuTexObjectGetResourceViewDesc', status);
   return decodeRecord<T.CUDA_RESOURCE_VIEW_DESC_st>(records.CUDA_RESOURCE_VIEW_DESC_st(), pResViewDesc$);
@@ -74,7 +74,7 @@ let cuTexObjectGetTextureDesc$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXOBJECT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXOBJECT.html). */
 export function cuTexObjectGetTextureDesc(texObject: T.Int64): T.CUDA_TEXTURE_DESC_st {
   const pTexDesc$ = new Uint8Array(104);
-  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cuTexObjectGetTextureDesc', 'texObject', texObject, false);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cuTexObjectGetTextureDesc', 'texObject', texObject, false);
   const status = (cuTexObjectGetTextureDesc$c ??= binder.native('cuTexObjectGetTextureDesc'))(pTexDesc$, texObject);
   if (status !== 0) throw fail('cuTexObjectGetTextureDesc', status);
   return decodeRecord<T.CUDA_TEXTURE_DESC_st>(records.CUDA_TEXTURE_DESC_st(), pTexDesc$);
@@ -110,7 +110,7 @@ let cuTexRefDestroy$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefDestroy(hTexRef: T.CUtexref | null): void {
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefDestroy', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefDestroy', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuTexRefDestroy$c ??= binder.native('cuTexRefDestroy'))(hTexRef);
   if (status !== 0) throw fail('cuTexRefDestroy', status);
 }
@@ -131,7 +131,7 @@ function bind$cuTexRefGetAddress(): typeof cuTexRefGetAddress {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuTexRefGetAddress(hTexRef) {
     s$f64[0] = 0;
-    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefGetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetAddress'))(s$bytes, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetAddress', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -158,7 +158,7 @@ function bind$cuTexRefGetAddressMode(): typeof cuTexRefGetAddressMode {
   let native$: NativeFunction | undefined;
   return function cuTexRefGetAddressMode(hTexRef, dim) {
     s$f64[0] = 0;
-    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetAddressMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefGetAddressMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
     if (typeof dim !== 'number' || (dim | 0) !== dim) throw intError('cuTexRefGetAddressMode', 'dim', 'i32', dim);
     const status = (native$ ??= binder.native('cuTexRefGetAddressMode'))(s$bytes, hTexRef, dim);
     if (status !== 0) throw fail('cuTexRefGetAddressMode', status);
@@ -182,7 +182,7 @@ function bind$cuTexRefGetArray(): typeof cuTexRefGetArray {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuTexRefGetArray(hTexRef) {
     s$f64[0] = 0;
-    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefGetArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetArray'))(s$bytes, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetArray', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -199,7 +199,7 @@ let cuTexRefGetBorderColor$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefGetBorderColor(hTexRef: T.CUtexref | null): Float32Array {
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetBorderColor', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefGetBorderColor', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const pBorderColor$ = new Float32Array(Math.max(1, 4));
   const status = (cuTexRefGetBorderColor$c ??= binder.native('cuTexRefGetBorderColor'))(pBorderColor$, hTexRef);
   if (status !== 0) throw fail('cuTexRefGetBorderColor', status);
@@ -221,7 +221,7 @@ function bind$cuTexRefGetFilterMode(): typeof cuTexRefGetFilterMode {
   let native$: NativeFunction | undefined;
   return function cuTexRefGetFilterMode(hTexRef) {
     s$f64[0] = 0;
-    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefGetFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetFilterMode'))(s$bytes, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetFilterMode', status);
     return s$i32[0] as T.CUfilter_mode;
@@ -243,7 +243,7 @@ function bind$cuTexRefGetFlags(): typeof cuTexRefGetFlags {
   let native$: NativeFunction | undefined;
   return function cuTexRefGetFlags(hTexRef) {
     s$f64[0] = 0;
-    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFlags', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefGetFlags', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetFlags'))(s$bytes, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetFlags', status);
     return s$u32[0];
@@ -266,7 +266,7 @@ function bind$cuTexRefGetFormat(): typeof cuTexRefGetFormat {
   return function cuTexRefGetFormat(hTexRef) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetFormat', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefGetFormat', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetFormat'))(s$slot0, s$slot1, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetFormat', status);
     return { pFormat: s$i32[0] as T.CUarray_format, pNumChannels: s$i32[2] };
@@ -288,7 +288,7 @@ function bind$cuTexRefGetMaxAnisotropy(): typeof cuTexRefGetMaxAnisotropy {
   let native$: NativeFunction | undefined;
   return function cuTexRefGetMaxAnisotropy(hTexRef) {
     s$f64[0] = 0;
-    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMaxAnisotropy', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefGetMaxAnisotropy', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetMaxAnisotropy'))(s$bytes, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetMaxAnisotropy', status);
     return s$i32[0];
@@ -310,7 +310,7 @@ function bind$cuTexRefGetMipmapFilterMode(): typeof cuTexRefGetMipmapFilterMode 
   let native$: NativeFunction | undefined;
   return function cuTexRefGetMipmapFilterMode(hTexRef) {
     s$f64[0] = 0;
-    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefGetMipmapFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetMipmapFilterMode'))(s$bytes, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetMipmapFilterMode', status);
     return s$i32[0] as T.CUfilter_mode;
@@ -332,7 +332,7 @@ function bind$cuTexRefGetMipmapLevelBias(): typeof cuTexRefGetMipmapLevelBias {
   let native$: NativeFunction | undefined;
   return function cuTexRefGetMipmapLevelBias(hTexRef) {
     s$f64[0] = 0;
-    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapLevelBias', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefGetMipmapLevelBias', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetMipmapLevelBias'))(s$bytes, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetMipmapLevelBias', status);
     return s$f32[0];
@@ -355,7 +355,7 @@ function bind$cuTexRefGetMipmapLevelClamp(): typeof cuTexRefGetMipmapLevelClamp 
   return function cuTexRefGetMipmapLevelClamp(hTexRef) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmapLevelClamp', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefGetMipmapLevelClamp', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetMipmapLevelClamp'))(s$slot0, s$slot1, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetMipmapLevelClamp', status);
     return { pminMipmapLevelClamp: s$f32[0], pmaxMipmapLevelClamp: s$f32[2] };
@@ -378,7 +378,7 @@ function bind$cuTexRefGetMipmappedArray(): typeof cuTexRefGetMipmappedArray {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuTexRefGetMipmappedArray(hTexRef) {
     s$f64[0] = 0;
-    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefGetMipmappedArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefGetMipmappedArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
     const status = (native$ ??= binder.native('cuTexRefGetMipmappedArray'))(s$bytes, hTexRef);
     if (status !== 0) throw fail('cuTexRefGetMipmappedArray', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -407,9 +407,9 @@ function bind$cuTexRefSetAddress(): typeof cuTexRefSetAddress {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuTexRefSetAddress(hTexRef, dptr, bytes) {
     s$f64[0] = 0;
-    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
-    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuTexRefSetAddress', 'dptr', dptr, false) as typeof dptr;
-    if (typeof bytes !== 'number' || !(bytes >= 0 && bytes <= 9007199254740991) || bytes % 1 !== 0) int64Arg('cuTexRefSetAddress', 'bytes', bytes, false);
+    if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetAddress', 'hTexRef', hTexRef, true) as typeof hTexRef;
+    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuTexRefSetAddress', 'dptr', dptr, false) as typeof dptr;
+    if (typeof bytes !== 'number' || !(bytes >= 0 && bytes <= 9007199254740991) || Math.floor(bytes) !== bytes) int64Arg('cuTexRefSetAddress', 'bytes', bytes, false);
     const status = (native$ ??= binder.native('cuTexRefSetAddress'))(s$bytes, hTexRef, dptr, bytes);
     if (status !== 0) throw fail('cuTexRefSetAddress', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -428,10 +428,10 @@ let cuTexRefSetAddress2D$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.1. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddress2D(hTexRef: T.CUtexref | null, desc: T.CUDA_ARRAY_DESCRIPTOR_st | Uint8Array, dptr: T.CUdeviceptr, Pitch: T.Int64): void {
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetAddress2D', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetAddress2D', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const desc$ = recordArg('cuTexRefSetAddress2D', 'desc', records.CUDA_ARRAY_DESCRIPTOR_st(), desc, false);
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuTexRefSetAddress2D', 'dptr', dptr, false) as typeof dptr;
-  if (typeof Pitch !== 'number' || !(Pitch >= 0 && Pitch <= 9007199254740991) || Pitch % 1 !== 0) int64Arg('cuTexRefSetAddress2D', 'Pitch', Pitch, false);
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuTexRefSetAddress2D', 'dptr', dptr, false) as typeof dptr;
+  if (typeof Pitch !== 'number' || !(Pitch >= 0 && Pitch <= 9007199254740991) || Math.floor(Pitch) !== Pitch) int64Arg('cuTexRefSetAddress2D', 'Pitch', Pitch, false);
   const status = (cuTexRefSetAddress2D$c ??= binder.native('cuTexRefSetAddress2D'))(hTexRef, desc$, dptr, Pitch);
   if (status !== 0) throw fail('cuTexRefSetAddress2D', status);
 }
@@ -443,7 +443,7 @@ let cuTexRefSetAddressMode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetAddressMode(hTexRef: T.CUtexref | null, dim: number, am: T.CUaddress_mode): void {
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetAddressMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetAddressMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof dim !== 'number' || (dim | 0) !== dim) throw intError('cuTexRefSetAddressMode', 'dim', 'i32', dim);
   if (typeof am !== 'number' || (am | 0) !== am) throw intError('cuTexRefSetAddressMode', 'am', 'i32', am);
   const status = (cuTexRefSetAddressMode$c ??= binder.native('cuTexRefSetAddressMode'))(hTexRef, dim, am);
@@ -457,8 +457,8 @@ let cuTexRefSetArray$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetArray(hTexRef: T.CUtexref | null, hArray: T.CUarray | null, Flags: number): void {
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuTexRefSetArray', 'hArray', hArray, true) as typeof hArray;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || Math.floor(hArray) !== hArray) hArray = addressArg('cuTexRefSetArray', 'hArray', hArray, true) as typeof hArray;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuTexRefSetArray', 'Flags', 'u32', Flags);
   const status = (cuTexRefSetArray$c ??= binder.native('cuTexRefSetArray'))(hTexRef, hArray, Flags);
   if (status !== 0) throw fail('cuTexRefSetArray', status);
@@ -470,7 +470,7 @@ let cuTexRefSetBorderColor$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetBorderColor(hTexRef: T.CUtexref | null, pBorderColor: readonly (number)[] | Float32Array): void {
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetBorderColor', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetBorderColor', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const pBorderColor$ = scalarArrayArg('cuTexRefSetBorderColor', 'pBorderColor', 'f32', pBorderColor, false);
   const status = (cuTexRefSetBorderColor$c ??= binder.native('cuTexRefSetBorderColor'))(hTexRef, pBorderColor$.data);
   if (status !== 0) throw fail('cuTexRefSetBorderColor', status);
@@ -482,7 +482,7 @@ let cuTexRefSetFilterMode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter_mode): void {
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof fm !== 'number' || (fm | 0) !== fm) throw intError('cuTexRefSetFilterMode', 'fm', 'i32', fm);
   const status = (cuTexRefSetFilterMode$c ??= binder.native('cuTexRefSetFilterMode'))(hTexRef, fm);
   if (status !== 0) throw fail('cuTexRefSetFilterMode', status);
@@ -494,7 +494,7 @@ let cuTexRefSetFlags$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFlags(hTexRef: T.CUtexref | null, Flags: number): void {
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetFlags', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetFlags', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuTexRefSetFlags', 'Flags', 'u32', Flags);
   const status = (cuTexRefSetFlags$c ??= binder.native('cuTexRefSetFlags'))(hTexRef, Flags);
   if (status !== 0) throw fail('cuTexRefSetFlags', status);
@@ -507,7 +507,7 @@ let cuTexRefSetFormat$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetFormat(hTexRef: T.CUtexref | null, fmt: T.CUarray_format, NumPackedComponents: number): void {
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetFormat', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetFormat', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof fmt !== 'number' || (fmt | 0) !== fmt) throw intError('cuTexRefSetFormat', 'fmt', 'i32', fmt);
   if (typeof NumPackedComponents !== 'number' || (NumPackedComponents | 0) !== NumPackedComponents) throw intError('cuTexRefSetFormat', 'NumPackedComponents', 'i32', NumPackedComponents);
   const status = (cuTexRefSetFormat$c ??= binder.native('cuTexRefSetFormat'))(hTexRef, fmt, NumPackedComponents);
@@ -520,7 +520,7 @@ let cuTexRefSetMaxAnisotropy$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMaxAnisotropy(hTexRef: T.CUtexref | null, maxAniso: number): void {
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMaxAnisotropy', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetMaxAnisotropy', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof maxAniso !== 'number' || (maxAniso >>> 0) !== maxAniso) throw intError('cuTexRefSetMaxAnisotropy', 'maxAniso', 'u32', maxAniso);
   const status = (cuTexRefSetMaxAnisotropy$c ??= binder.native('cuTexRefSetMaxAnisotropy'))(hTexRef, maxAniso);
   if (status !== 0) throw fail('cuTexRefSetMaxAnisotropy', status);
@@ -532,7 +532,7 @@ let cuTexRefSetMipmapFilterMode$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapFilterMode(hTexRef: T.CUtexref | null, fm: T.CUfilter_mode): void {
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMipmapFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetMipmapFilterMode', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof fm !== 'number' || (fm | 0) !== fm) throw intError('cuTexRefSetMipmapFilterMode', 'fm', 'i32', fm);
   const status = (cuTexRefSetMipmapFilterMode$c ??= binder.native('cuTexRefSetMipmapFilterMode'))(hTexRef, fm);
   if (status !== 0) throw fail('cuTexRefSetMipmapFilterMode', status);
@@ -544,7 +544,7 @@ let cuTexRefSetMipmapLevelBias$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapLevelBias(hTexRef: T.CUtexref | null, bias: number): void {
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMipmapLevelBias', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetMipmapLevelBias', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof bias !== 'number') throw argError('cuTexRefSetMipmapLevelBias', 'bias', 'a number', bias);
   const status = (cuTexRefSetMipmapLevelBias$c ??= binder.native('cuTexRefSetMipmapLevelBias'))(hTexRef, bias);
   if (status !== 0) throw fail('cuTexRefSetMipmapLevelBias', status);
@@ -557,7 +557,7 @@ let cuTexRefSetMipmapLevelClamp$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmapLevelClamp(hTexRef: T.CUtexref | null, minMipmapLevelClamp: number, maxMipmapLevelClamp: number): void {
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMipmapLevelClamp', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetMipmapLevelClamp', 'hTexRef', hTexRef, true) as typeof hTexRef;
   if (typeof minMipmapLevelClamp !== 'number') throw argError('cuTexRefSetMipmapLevelClamp', 'minMipmapLevelClamp', 'a number', minMipmapLevelClamp);
   if (typeof maxMipmapLevelClamp !== 'number') throw argError('cuTexRefSetMipmapLevelClamp', 'maxMipmapLevelClamp', 'a number', maxMipmapLevelClamp);
   const status = (cuTexRefSetMipmapLevelClamp$c ??= binder.native('cuTexRefSetMipmapLevelClamp'))(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
@@ -571,8 +571,8 @@ let cuTexRefSetMipmappedArray$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_TEXREF_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__TEXREF__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuTexRefSetMipmappedArray(hTexRef: T.CUtexref | null, hMipmappedArray: T.CUmipmappedArray | null, Flags: number): void {
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuTexRefSetMipmappedArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
-  if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || hMipmappedArray % 1 !== 0) hMipmappedArray = addressArg('cuTexRefSetMipmappedArray', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuTexRefSetMipmappedArray', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || Math.floor(hMipmappedArray) !== hMipmappedArray) hMipmappedArray = addressArg('cuTexRefSetMipmappedArray', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuTexRefSetMipmappedArray', 'Flags', 'u32', Flags);
   const status = (cuTexRefSetMipmappedArray$c ??= binder.native('cuTexRefSetMipmappedArray'))(hTexRef, hMipmappedArray, Flags);
   if (status !== 0) throw fail('cuTexRefSetMipmappedArray', status);

@@ -72,7 +72,7 @@ let cuUserObjectRelease$c: NativeFunction | undefined;
  * @param count in `unsigned int`.
  * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuUserObjectRelease(object: T.CUuserObject | null, count: number): void {
-  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cuUserObjectRelease', 'object', object, true) as typeof object;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cuUserObjectRelease', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuUserObjectRelease', 'count', 'u32', count);
   const status = (cuUserObjectRelease$c ??= binder.native('cuUserObjectRelease'))(object, count);
   if (status !== 0) throw fail('cuUserObjectRelease', status);
@@ -83,7 +83,7 @@ let cuUserObjectRetain$c: NativeFunction | undefined;
  * @param count in `unsigned int`.
  * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuUserObjectRetain(object: T.CUuserObject | null, count: number): void {
-  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cuUserObjectRetain', 'object', object, true) as typeof object;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cuUserObjectRetain', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cuUserObjectRetain', 'count', 'u32', count);
   const status = (cuUserObjectRetain$c ??= binder.native('cuUserObjectRetain'))(object, count);
   if (status !== 0) throw fail('cuUserObjectRetain', status);
@@ -97,7 +97,7 @@ let cuWaitExternalSemaphoresAsync$c: NativeFunction | undefined;
 export function cuWaitExternalSemaphoresAsync(extSemArray: readonly (T.CUexternalSemaphore)[] | BigUint64Array, paramsArray: readonly (T.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st)[] | Uint8Array, stream: T.CUstream | null): void {
   const extSemArray$ = scalarArrayArg('cuWaitExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
   const paramsArray$ = recordArrayArg('cuWaitExternalSemaphoresAsync', 'paramsArray', records.CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS_st(), paramsArray, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuWaitExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuWaitExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
   const numExtSems$n = sameLength('cuWaitExternalSemaphoresAsync', ['extSemArray', 'paramsArray'], [extSemArray$.count, paramsArray$.count], [extSemArray !== null, paramsArray !== null]);
   const status = (cuWaitExternalSemaphoresAsync$c ??= binder.native('cuWaitExternalSemaphoresAsync'))(extSemArray$.data, paramsArray$.bytes, numExtSems$n, stream);
   if (status !== 0) throw fail('cuWaitExternalSemaphoresAsync', status);

@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetMPSComputeRunningProcesses(): typeof nvmlDeviceGetMPS
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMPSComputeRunningProcesses(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMPSComputeRunningProcesses', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMPSComputeRunningProcesses', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', asked);
@@ -52,7 +52,7 @@ function bind$nvmlDeviceGetMaxClockInfo(): typeof nvmlDeviceGetMaxClockInfo {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxClockInfo(device, type) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxClockInfo', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxClockInfo', 'device', device, true) as typeof device;
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMaxClockInfo', 'type', 'i32', type);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, s$bytes);
@@ -75,7 +75,7 @@ function bind$nvmlDeviceGetMaxCustomerBoostClock(): typeof nvmlDeviceGetMaxCusto
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxCustomerBoostClock(device, clockType) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxCustomerBoostClock', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxCustomerBoostClock', 'device', device, true) as typeof device;
     if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetMaxCustomerBoostClock', 'clockType', 'i32', clockType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, s$bytes);
@@ -97,7 +97,7 @@ function bind$nvmlDeviceGetMaxMigDeviceCount(): typeof nvmlDeviceGetMaxMigDevice
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxMigDeviceCount(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxMigDeviceCount', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxMigDeviceCount', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMaxMigDeviceCount', status);
@@ -118,7 +118,7 @@ function bind$nvmlDeviceGetMaxPcieLinkGeneration(): typeof nvmlDeviceGetMaxPcieL
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxPcieLinkGeneration(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkGeneration', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxPcieLinkGeneration', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkGeneration', status);
@@ -139,7 +139,7 @@ function bind$nvmlDeviceGetMaxPcieLinkWidth(): typeof nvmlDeviceGetMaxPcieLinkWi
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxPcieLinkWidth(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkWidth', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxPcieLinkWidth', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkWidth', status);
@@ -160,7 +160,7 @@ function bind$nvmlDeviceGetMemClkMinMaxVfOffset(): typeof nvmlDeviceGetMemClkMin
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMemClkMinMaxVfOffset(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemClkMinMaxVfOffset', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMemClkMinMaxVfOffset', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMemClkMinMaxVfOffset'))(device, s$slot0, s$slot1);
@@ -182,7 +182,7 @@ function bind$nvmlDeviceGetMemClkVfOffset(): typeof nvmlDeviceGetMemClkVfOffset 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMemClkVfOffset(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemClkVfOffset', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMemClkVfOffset', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMemClkVfOffset'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMemClkVfOffset', status);

@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetOfaUtilization(): typeof nvmlDeviceGetOfaUtilization 
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetOfaUtilization(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetOfaUtilization', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetOfaUtilization', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetOfaUtilization'))(device, s$slot0, s$slot1);
@@ -46,8 +46,8 @@ function bind$nvmlDeviceGetP2PStatus(): typeof nvmlDeviceGetP2PStatus {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetP2PStatus(device1, device2, p2pIndex) {
-    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetP2PStatus', 'device1', device1, true) as typeof device1;
-    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceGetP2PStatus', 'device2', device2, true) as typeof device2;
+    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || Math.floor(device1) !== device1) device1 = addressArg('nvmlDeviceGetP2PStatus', 'device1', device1, true) as typeof device1;
+    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || Math.floor(device2) !== device2) device2 = addressArg('nvmlDeviceGetP2PStatus', 'device2', device2, true) as typeof device2;
     if (typeof p2pIndex !== 'number' || (p2pIndex | 0) !== p2pIndex) throw intError('nvmlDeviceGetP2PStatus', 'p2pIndex', 'i32', p2pIndex);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetP2PStatus'))(device1, device2, p2pIndex, s$bytes);
@@ -61,7 +61,7 @@ let nvmlDeviceGetPciInfo$c: NativeFunction | undefined;
  * @returns the value of `pci`: out `nvmlPciInfo_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPciInfo(device: T.nvmlDevice_t | null): T.nvmlPciInfo_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPciInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPciInfo', 'device', device, true) as typeof device;
   const pci$ = new Uint8Array(68);
   const status = (nvmlDeviceGetPciInfo$c ??= binder.native('nvmlDeviceGetPciInfo'))(device, pci$);
   if (status !== 0) throw fail('nvmlDeviceGetPciInfo', status);
@@ -74,7 +74,7 @@ let nvmlDeviceGetPciInfoExt$c: NativeFunction | undefined;
  * @returns the value of `pci`: in/out `nvmlPciInfoExt_v1_t`: fields given here in, the record the call fills returned (version 0x1000040 set for you).
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPciInfoExt(device: T.nvmlDevice_t | null, pci?: Partial<T.nvmlPciInfoExt_v1_t> | Uint8Array): T.nvmlPciInfoExt_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPciInfoExt', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPciInfoExt', 'device', device, true) as typeof device;
   const pci$ = new Uint8Array(records.nvmlPciInfoExt_v1_t().size);
   if (pci != null) pci$.set(new Uint8Array(recordArg('nvmlDeviceGetPciInfoExt', 'pci', records.nvmlPciInfoExt_v1_t(), pci, false) as Uint8Array).subarray(0, pci$.length));
   new DataView(pci$.buffer).setUint32(0, 0x1000040, true); // NVML struct version
@@ -96,7 +96,7 @@ function bind$nvmlDeviceGetPcieLinkMaxSpeed(): typeof nvmlDeviceGetPcieLinkMaxSp
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPcieLinkMaxSpeed(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieLinkMaxSpeed', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPcieLinkMaxSpeed', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPcieLinkMaxSpeed'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPcieLinkMaxSpeed', status);
@@ -117,7 +117,7 @@ function bind$nvmlDeviceGetPcieReplayCounter(): typeof nvmlDeviceGetPcieReplayCo
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPcieReplayCounter(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieReplayCounter', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPcieReplayCounter', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPcieReplayCounter'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPcieReplayCounter', status);
@@ -138,7 +138,7 @@ function bind$nvmlDeviceGetPcieSpeed(): typeof nvmlDeviceGetPcieSpeed {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPcieSpeed(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieSpeed', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPcieSpeed', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPcieSpeed'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPcieSpeed', status);
@@ -160,7 +160,7 @@ function bind$nvmlDeviceGetPcieThroughput(): typeof nvmlDeviceGetPcieThroughput 
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPcieThroughput(device, counter) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPcieThroughput', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPcieThroughput', 'device', device, true) as typeof device;
     if (typeof counter !== 'number' || (counter | 0) !== counter) throw intError('nvmlDeviceGetPcieThroughput', 'counter', 'i32', counter);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPcieThroughput'))(device, counter, s$bytes);

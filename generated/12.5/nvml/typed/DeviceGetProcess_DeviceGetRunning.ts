@@ -23,8 +23,8 @@ function bind$nvmlDeviceGetProcessUtilization(): typeof nvmlDeviceGetProcessUtil
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetProcessUtilization(device, lastSeenTimeStamp) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetProcessUtilization', 'device', device, true) as typeof device;
-    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetProcessUtilization', 'device', device, true) as typeof device;
+    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || Math.floor(lastSeenTimeStamp) !== lastSeenTimeStamp) int64Arg('nvmlDeviceGetProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetProcessUtilization'))(device, null, s$bytes, lastSeenTimeStamp);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetProcessUtilization', asked);
@@ -46,7 +46,7 @@ let nvmlDeviceGetProcessesUtilizationInfo$c: NativeFunction | undefined;
  * @returns the value of `procesesUtilInfo`: in/out `nvmlProcessesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetProcessesUtilizationInfo(device: T.nvmlDevice_t | null, procesesUtilInfo?: Partial<T.nvmlProcessesUtilizationInfo_v1_t> | Uint8Array): T.nvmlProcessesUtilizationInfo_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetProcessesUtilizationInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetProcessesUtilizationInfo', 'device', device, true) as typeof device;
   const procesesUtilInfo$ = new Uint8Array(records.nvmlProcessesUtilizationInfo_v1_t().size);
   if (procesesUtilInfo != null) procesesUtilInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetProcessesUtilizationInfo', 'procesesUtilInfo', records.nvmlProcessesUtilizationInfo_v1_t(), procesesUtilInfo, false) as Uint8Array).subarray(0, procesesUtilInfo$.length));
   new DataView(procesesUtilInfo$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
@@ -68,7 +68,7 @@ function bind$nvmlDeviceGetRemappedRows(): typeof nvmlDeviceGetRemappedRows {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetRemappedRows(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRemappedRows', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRemappedRows', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -93,7 +93,7 @@ function bind$nvmlDeviceGetRetiredPages(): typeof nvmlDeviceGetRetiredPages {
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetRetiredPages(device, cause) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRetiredPages', 'device', device, true) as typeof device;
     if (typeof cause !== 'number' || (cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages', 'cause', 'i32', cause);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetRetiredPages'))(device, cause, s$bytes, null);
@@ -123,7 +123,7 @@ function bind$nvmlDeviceGetRetiredPagesPendingStatus(): typeof nvmlDeviceGetReti
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetRetiredPagesPendingStatus(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPagesPendingStatus', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRetiredPagesPendingStatus', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetRetiredPagesPendingStatus'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetRetiredPagesPendingStatus', status);
@@ -145,7 +145,7 @@ function bind$nvmlDeviceGetRetiredPages_v2(): typeof nvmlDeviceGetRetiredPages_v
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetRetiredPages_v2(device, cause) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRetiredPages_v2', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRetiredPages_v2', 'device', device, true) as typeof device;
     if (typeof cause !== 'number' || (cause | 0) !== cause) throw intError('nvmlDeviceGetRetiredPages_v2', 'cause', 'i32', cause);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetRetiredPages_v2'))(device, cause, s$bytes, null, null);
@@ -168,7 +168,7 @@ let nvmlDeviceGetRowRemapperHistogram$c: NativeFunction | undefined;
  * @returns the value of `values`: out `nvmlRowRemapperHistogramValues_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRowRemapperHistogram(device: T.nvmlDevice_t | null): T.nvmlRowRemapperHistogramValues_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRowRemapperHistogram', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRowRemapperHistogram', 'device', device, true) as typeof device;
   const values$ = new Uint8Array(20);
   const status = (nvmlDeviceGetRowRemapperHistogram$c ??= binder.native('nvmlDeviceGetRowRemapperHistogram'))(device, values$);
   if (status !== 0) throw fail('nvmlDeviceGetRowRemapperHistogram', status);
@@ -181,7 +181,7 @@ let nvmlDeviceGetRunningProcessDetailList$c: NativeFunction | undefined;
  * @returns the value of `plist`: in/out `nvmlProcessDetailList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetRunningProcessDetailList(device: T.nvmlDevice_t | null, plist?: Partial<T.nvmlProcessDetailList_v1_t> | Uint8Array): T.nvmlProcessDetailList_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetRunningProcessDetailList', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetRunningProcessDetailList', 'device', device, true) as typeof device;
   const plist$ = new Uint8Array(records.nvmlProcessDetailList_v1_t().size);
   if (plist != null) plist$.set(new Uint8Array(recordArg('nvmlDeviceGetRunningProcessDetailList', 'plist', records.nvmlProcessDetailList_v1_t(), plist, false) as Uint8Array).subarray(0, plist$.length));
   new DataView(plist$.buffer).setUint32(0, 0x1000018, true); // NVML struct version

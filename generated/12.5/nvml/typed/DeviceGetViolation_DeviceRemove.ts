@@ -15,7 +15,7 @@ let nvmlDeviceGetViolationStatus$c: NativeFunction | undefined;
  * @returns the value of `violTime`: out `nvmlViolationTime_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perfPolicyType: T.nvmlPerfPolicyType_t): T.nvmlViolationTime_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetViolationStatus', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetViolationStatus', 'device', device, true) as typeof device;
   if (typeof perfPolicyType !== 'number' || (perfPolicyType | 0) !== perfPolicyType) throw intError('nvmlDeviceGetViolationStatus', 'perfPolicyType', 'i32', perfPolicyType);
   const violTime$ = new Uint8Array(16);
   const status = (nvmlDeviceGetViolationStatus$c ??= binder.native('nvmlDeviceGetViolationStatus'))(device, perfPolicyType, violTime$);
@@ -36,7 +36,7 @@ function bind$nvmlDeviceGetVirtualizationMode(): typeof nvmlDeviceGetVirtualizat
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetVirtualizationMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetVirtualizationMode', status);
@@ -57,7 +57,7 @@ function bind$nvmlDeviceIsMigDeviceHandle(): typeof nvmlDeviceIsMigDeviceHandle 
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceIsMigDeviceHandle(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceIsMigDeviceHandle', status);
@@ -90,8 +90,8 @@ function bind$nvmlDeviceOnSameBoard(): typeof nvmlDeviceOnSameBoard {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceOnSameBoard(device1, device2) {
-    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
-    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceOnSameBoard', 'device2', device2, true) as typeof device2;
+    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || Math.floor(device1) !== device1) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
+    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || Math.floor(device2) !== device2) device2 = addressArg('nvmlDeviceOnSameBoard', 'device2', device2, true) as typeof device2;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceOnSameBoard'))(device1, device2, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceOnSameBoard', status);
@@ -126,9 +126,9 @@ let nvmlDeviceRegisterEvents$c: NativeFunction | undefined;
  * @param set in `nvmlEventSet_t`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t | null, eventTypes: T.Int64, set: T.nvmlEventSet_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceRegisterEvents', 'device', device, true) as typeof device;
-  if (typeof eventTypes !== 'number' || !(eventTypes >= 0 && eventTypes <= 9007199254740991) || eventTypes % 1 !== 0) int64Arg('nvmlDeviceRegisterEvents', 'eventTypes', eventTypes, false);
-  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlDeviceRegisterEvents', 'set', set, true) as typeof set;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceRegisterEvents', 'device', device, true) as typeof device;
+  if (typeof eventTypes !== 'number' || !(eventTypes >= 0 && eventTypes <= 9007199254740991) || Math.floor(eventTypes) !== eventTypes) int64Arg('nvmlDeviceRegisterEvents', 'eventTypes', eventTypes, false);
+  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || Math.floor(set) !== set) set = addressArg('nvmlDeviceRegisterEvents', 'set', set, true) as typeof set;
   const status = (nvmlDeviceRegisterEvents$c ??= binder.native('nvmlDeviceRegisterEvents'))(device, eventTypes, set);
   if (status !== 0) throw fail('nvmlDeviceRegisterEvents', status);
 }

@@ -13,7 +13,7 @@ let nvmlDeviceResetApplicationsClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetApplicationsClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetApplicationsClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetApplicationsClocks$c ??= binder.native('nvmlDeviceResetApplicationsClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetApplicationsClocks', status);
 }
@@ -22,7 +22,7 @@ let nvmlDeviceResetGpuLockedClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetGpuLockedClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetGpuLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetGpuLockedClocks$c ??= binder.native('nvmlDeviceResetGpuLockedClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetGpuLockedClocks', status);
 }
@@ -31,7 +31,7 @@ let nvmlDeviceResetMemoryLockedClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetMemoryLockedClocks(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetMemoryLockedClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetMemoryLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetMemoryLockedClocks$c ??= binder.native('nvmlDeviceResetMemoryLockedClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetMemoryLockedClocks', status);
 }
@@ -41,7 +41,7 @@ let nvmlDeviceResetNvLinkErrorCounters$c: NativeFunction | undefined;
  * @param link in `unsigned int`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t | null, link: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetNvLinkErrorCounters', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetNvLinkErrorCounters', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkErrorCounters', 'link', 'u32', link);
   const status = (nvmlDeviceResetNvLinkErrorCounters$c ??= binder.native('nvmlDeviceResetNvLinkErrorCounters'))(device, link);
   if (status !== 0) throw fail('nvmlDeviceResetNvLinkErrorCounters', status);
@@ -53,7 +53,7 @@ let nvmlDeviceResetNvLinkUtilizationCounter$c: NativeFunction | undefined;
  * @param counter in `unsigned int`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceResetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'link', 'u32', link);
   if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'counter', 'u32', counter);
   const status = (nvmlDeviceResetNvLinkUtilizationCounter$c ??= binder.native('nvmlDeviceResetNvLinkUtilizationCounter'))(device, link, counter);
@@ -66,7 +66,7 @@ let nvmlDeviceSetAPIRestriction$c: NativeFunction | undefined;
  * @param isRestricted in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetAPIRestriction(device: T.nvmlDevice_t | null, apiType: T.nvmlRestrictedAPI_t, isRestricted: T.nvmlEnableState_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAPIRestriction', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAPIRestriction', 'device', device, true) as typeof device;
   if (typeof apiType !== 'number' || (apiType | 0) !== apiType) throw intError('nvmlDeviceSetAPIRestriction', 'apiType', 'i32', apiType);
   if (typeof isRestricted !== 'number' || (isRestricted | 0) !== isRestricted) throw intError('nvmlDeviceSetAPIRestriction', 'isRestricted', 'i32', isRestricted);
   const status = (nvmlDeviceSetAPIRestriction$c ??= binder.native('nvmlDeviceSetAPIRestriction'))(device, apiType, isRestricted);
@@ -78,7 +78,7 @@ let nvmlDeviceSetAccountingMode$c: NativeFunction | undefined;
  * @param mode in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceSetAccountingMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAccountingMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAccountingMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetAccountingMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetAccountingMode$c ??= binder.native('nvmlDeviceSetAccountingMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetAccountingMode', status);
@@ -90,7 +90,7 @@ let nvmlDeviceSetApplicationsClocks$c: NativeFunction | undefined;
  * @param graphicsClockMHz in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetApplicationsClocks(device: T.nvmlDevice_t | null, memClockMHz: number, graphicsClockMHz: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetApplicationsClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetApplicationsClocks', 'device', device, true) as typeof device;
   if (typeof memClockMHz !== 'number' || (memClockMHz >>> 0) !== memClockMHz) throw intError('nvmlDeviceSetApplicationsClocks', 'memClockMHz', 'u32', memClockMHz);
   if (typeof graphicsClockMHz !== 'number' || (graphicsClockMHz >>> 0) !== graphicsClockMHz) throw intError('nvmlDeviceSetApplicationsClocks', 'graphicsClockMHz', 'u32', graphicsClockMHz);
   const status = (nvmlDeviceSetApplicationsClocks$c ??= binder.native('nvmlDeviceSetApplicationsClocks'))(device, memClockMHz, graphicsClockMHz);
@@ -102,7 +102,7 @@ let nvmlDeviceSetAutoBoostedClocksEnabled$c: NativeFunction | undefined;
  * @param enabled in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
   if (typeof enabled !== 'number' || (enabled | 0) !== enabled) throw intError('nvmlDeviceSetAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
   const status = (nvmlDeviceSetAutoBoostedClocksEnabled$c ??= binder.native('nvmlDeviceSetAutoBoostedClocksEnabled'))(device, enabled);
   if (status !== 0) throw fail('nvmlDeviceSetAutoBoostedClocksEnabled', status);
@@ -114,7 +114,7 @@ let nvmlDeviceSetClockOffsets$c: NativeFunction | undefined;
  * @returns the value of `info`: in/out `nvmlClockOffset_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetClockOffsets(device: T.nvmlDevice_t | null, info?: Partial<T.nvmlClockOffset_v1_t> | Uint8Array): T.nvmlClockOffset_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetClockOffsets', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetClockOffsets', 'device', device, true) as typeof device;
   const info$ = new Uint8Array(records.nvmlClockOffset_v1_t().size);
   if (info != null) info$.set(new Uint8Array(recordArg('nvmlDeviceSetClockOffsets', 'info', records.nvmlClockOffset_v1_t(), info, false) as Uint8Array).subarray(0, info$.length));
   new DataView(info$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
@@ -128,7 +128,7 @@ let nvmlDeviceSetComputeMode$c: NativeFunction | undefined;
  * @param mode in `nvmlComputeMode_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetComputeMode(device: T.nvmlDevice_t | null, mode: T.nvmlComputeMode_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetComputeMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetComputeMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetComputeMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetComputeMode$c ??= binder.native('nvmlDeviceSetComputeMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetComputeMode', status);
@@ -139,8 +139,8 @@ let nvmlDeviceSetConfComputeUnprotectedMemSize$c: NativeFunction | undefined;
  * @param sizeKiB in `unsigned long long`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceSetConfComputeUnprotectedMemSize(device: T.nvmlDevice_t | null, sizeKiB: T.Int64): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetConfComputeUnprotectedMemSize', 'device', device, true) as typeof device;
-  if (typeof sizeKiB !== 'number' || !(sizeKiB >= 0 && sizeKiB <= 9007199254740991) || sizeKiB % 1 !== 0) int64Arg('nvmlDeviceSetConfComputeUnprotectedMemSize', 'sizeKiB', sizeKiB, false);
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetConfComputeUnprotectedMemSize', 'device', device, true) as typeof device;
+  if (typeof sizeKiB !== 'number' || !(sizeKiB >= 0 && sizeKiB <= 9007199254740991) || Math.floor(sizeKiB) !== sizeKiB) int64Arg('nvmlDeviceSetConfComputeUnprotectedMemSize', 'sizeKiB', sizeKiB, false);
   const status = (nvmlDeviceSetConfComputeUnprotectedMemSize$c ??= binder.native('nvmlDeviceSetConfComputeUnprotectedMemSize'))(device, sizeKiB);
   if (status !== 0) throw fail('nvmlDeviceSetConfComputeUnprotectedMemSize', status);
 }
@@ -149,7 +149,7 @@ let nvmlDeviceSetCpuAffinity$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceSetCpuAffinity(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetCpuAffinity', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetCpuAffinity', 'device', device, true) as typeof device;
   const status = (nvmlDeviceSetCpuAffinity$c ??= binder.native('nvmlDeviceSetCpuAffinity'))(device);
   if (status !== 0) throw fail('nvmlDeviceSetCpuAffinity', status);
 }
@@ -160,7 +160,7 @@ let nvmlDeviceSetDefaultAutoBoostedClocksEnabled$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetDefaultAutoBoostedClocksEnabled(device: T.nvmlDevice_t | null, enabled: T.nvmlEnableState_t, flags: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
   if (typeof enabled !== 'number' || (enabled | 0) !== enabled) throw intError('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'enabled', 'i32', enabled);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('nvmlDeviceSetDefaultAutoBoostedClocksEnabled', 'flags', 'u32', flags);
   const status = (nvmlDeviceSetDefaultAutoBoostedClocksEnabled$c ??= binder.native('nvmlDeviceSetDefaultAutoBoostedClocksEnabled'))(device, enabled, flags);
@@ -172,7 +172,7 @@ let nvmlDeviceSetDefaultFanSpeed_v2$c: NativeFunction | undefined;
  * @param fan in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetDefaultFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDefaultFanSpeed_v2', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDefaultFanSpeed_v2', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetDefaultFanSpeed_v2', 'fan', 'u32', fan);
   const status = (nvmlDeviceSetDefaultFanSpeed_v2$c ??= binder.native('nvmlDeviceSetDefaultFanSpeed_v2'))(device, fan);
   if (status !== 0) throw fail('nvmlDeviceSetDefaultFanSpeed_v2', status);
@@ -184,7 +184,7 @@ let nvmlDeviceSetDriverModel$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetDriverModel(device: T.nvmlDevice_t | null, driverModel: T.nvmlDriverModel_t, flags: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetDriverModel', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetDriverModel', 'device', device, true) as typeof device;
   if (typeof driverModel !== 'number' || (driverModel | 0) !== driverModel) throw intError('nvmlDeviceSetDriverModel', 'driverModel', 'i32', driverModel);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('nvmlDeviceSetDriverModel', 'flags', 'u32', flags);
   const status = (nvmlDeviceSetDriverModel$c ??= binder.native('nvmlDeviceSetDriverModel'))(device, driverModel, flags);
@@ -196,7 +196,7 @@ let nvmlDeviceSetEccMode$c: NativeFunction | undefined;
  * @param ecc in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetEccMode(device: T.nvmlDevice_t | null, ecc: T.nvmlEnableState_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetEccMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetEccMode', 'device', device, true) as typeof device;
   if (typeof ecc !== 'number' || (ecc | 0) !== ecc) throw intError('nvmlDeviceSetEccMode', 'ecc', 'i32', ecc);
   const status = (nvmlDeviceSetEccMode$c ??= binder.native('nvmlDeviceSetEccMode'))(device, ecc);
   if (status !== 0) throw fail('nvmlDeviceSetEccMode', status);
@@ -208,7 +208,7 @@ let nvmlDeviceSetFanControlPolicy$c: NativeFunction | undefined;
  * @param policy in `nvmlFanControlPolicy_t`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetFanControlPolicy(device: T.nvmlDevice_t | null, fan: number, policy: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetFanControlPolicy', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetFanControlPolicy', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetFanControlPolicy', 'fan', 'u32', fan);
   if (typeof policy !== 'number' || (policy >>> 0) !== policy) throw intError('nvmlDeviceSetFanControlPolicy', 'policy', 'u32', policy);
   const status = (nvmlDeviceSetFanControlPolicy$c ??= binder.native('nvmlDeviceSetFanControlPolicy'))(device, fan, policy);
@@ -221,7 +221,7 @@ let nvmlDeviceSetFanSpeed_v2$c: NativeFunction | undefined;
  * @param speed in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetFanSpeed_v2(device: T.nvmlDevice_t | null, fan: number, speed: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetFanSpeed_v2', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetFanSpeed_v2', 'device', device, true) as typeof device;
   if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceSetFanSpeed_v2', 'fan', 'u32', fan);
   if (typeof speed !== 'number' || (speed >>> 0) !== speed) throw intError('nvmlDeviceSetFanSpeed_v2', 'speed', 'u32', speed);
   const status = (nvmlDeviceSetFanSpeed_v2$c ??= binder.native('nvmlDeviceSetFanSpeed_v2'))(device, fan, speed);
@@ -233,7 +233,7 @@ let nvmlDeviceSetGpcClkVfOffset$c: NativeFunction | undefined;
  * @param offset in `int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetGpcClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpcClkVfOffset', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpcClkVfOffset', 'device', device, true) as typeof device;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('nvmlDeviceSetGpcClkVfOffset', 'offset', 'i32', offset);
   const status = (nvmlDeviceSetGpcClkVfOffset$c ??= binder.native('nvmlDeviceSetGpcClkVfOffset'))(device, offset);
   if (status !== 0) throw fail('nvmlDeviceSetGpcClkVfOffset', status);
@@ -245,7 +245,7 @@ let nvmlDeviceSetGpuLockedClocks$c: NativeFunction | undefined;
  * @param maxGpuClockMHz in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetGpuLockedClocks(device: T.nvmlDevice_t | null, minGpuClockMHz: number, maxGpuClockMHz: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpuLockedClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpuLockedClocks', 'device', device, true) as typeof device;
   if (typeof minGpuClockMHz !== 'number' || (minGpuClockMHz >>> 0) !== minGpuClockMHz) throw intError('nvmlDeviceSetGpuLockedClocks', 'minGpuClockMHz', 'u32', minGpuClockMHz);
   if (typeof maxGpuClockMHz !== 'number' || (maxGpuClockMHz >>> 0) !== maxGpuClockMHz) throw intError('nvmlDeviceSetGpuLockedClocks', 'maxGpuClockMHz', 'u32', maxGpuClockMHz);
   const status = (nvmlDeviceSetGpuLockedClocks$c ??= binder.native('nvmlDeviceSetGpuLockedClocks'))(device, minGpuClockMHz, maxGpuClockMHz);
@@ -257,7 +257,7 @@ let nvmlDeviceSetGpuOperationMode$c: NativeFunction | undefined;
  * @param mode in `nvmlGpuOperationMode_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetGpuOperationMode(device: T.nvmlDevice_t | null, mode: T.nvmlGpuOperationMode_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetGpuOperationMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetGpuOperationMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetGpuOperationMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetGpuOperationMode$c ??= binder.native('nvmlDeviceSetGpuOperationMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetGpuOperationMode', status);
@@ -268,7 +268,7 @@ let nvmlDeviceSetMemClkVfOffset$c: NativeFunction | undefined;
  * @param offset in `int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetMemClkVfOffset(device: T.nvmlDevice_t | null, offset: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMemClkVfOffset', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetMemClkVfOffset', 'device', device, true) as typeof device;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('nvmlDeviceSetMemClkVfOffset', 'offset', 'i32', offset);
   const status = (nvmlDeviceSetMemClkVfOffset$c ??= binder.native('nvmlDeviceSetMemClkVfOffset'))(device, offset);
   if (status !== 0) throw fail('nvmlDeviceSetMemClkVfOffset', status);
@@ -280,7 +280,7 @@ let nvmlDeviceSetMemoryLockedClocks$c: NativeFunction | undefined;
  * @param maxMemClockMHz in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetMemoryLockedClocks(device: T.nvmlDevice_t | null, minMemClockMHz: number, maxMemClockMHz: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMemoryLockedClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetMemoryLockedClocks', 'device', device, true) as typeof device;
   if (typeof minMemClockMHz !== 'number' || (minMemClockMHz >>> 0) !== minMemClockMHz) throw intError('nvmlDeviceSetMemoryLockedClocks', 'minMemClockMHz', 'u32', minMemClockMHz);
   if (typeof maxMemClockMHz !== 'number' || (maxMemClockMHz >>> 0) !== maxMemClockMHz) throw intError('nvmlDeviceSetMemoryLockedClocks', 'maxMemClockMHz', 'u32', maxMemClockMHz);
   const status = (nvmlDeviceSetMemoryLockedClocks$c ??= binder.native('nvmlDeviceSetMemoryLockedClocks'))(device, minMemClockMHz, maxMemClockMHz);
@@ -301,7 +301,7 @@ function bind$nvmlDeviceSetMigMode(): typeof nvmlDeviceSetMigMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceSetMigMode(device, mode) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetMigMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetMigMode', 'device', device, true) as typeof device;
     if (typeof mode !== 'number' || (mode >>> 0) !== mode) throw intError('nvmlDeviceSetMigMode', 'mode', 'u32', mode);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceSetMigMode'))(device, mode, s$bytes);
@@ -315,7 +315,7 @@ let nvmlDeviceSetNvLinkDeviceLowPowerThreshold$c: NativeFunction | undefined;
  * @param info in `nvmlNvLinkPowerThres_t *`: a `nvmlNvLinkPowerThres_st` object or its bytes.
  * @remarks Since CUDA 12.5. */
 export function nvmlDeviceSetNvLinkDeviceLowPowerThreshold(device: T.nvmlDevice_t | null, info: T.nvmlNvLinkPowerThres_st | Uint8Array): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', 'device', device, true) as typeof device;
   const info$ = recordArg('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', 'info', records.nvmlNvLinkPowerThres_st(), info, false);
   const status = (nvmlDeviceSetNvLinkDeviceLowPowerThreshold$c ??= binder.native('nvmlDeviceSetNvLinkDeviceLowPowerThreshold'))(device, info$);
   if (status !== 0) throw fail('nvmlDeviceSetNvLinkDeviceLowPowerThreshold', status);
@@ -329,7 +329,7 @@ let nvmlDeviceSetNvLinkUtilizationControl$c: NativeFunction | undefined;
  * @param reset in `unsigned int`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceSetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number, control: T.nvmlNvLinkUtilizationControl_st | Uint8Array, reset: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetNvLinkUtilizationControl', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetNvLinkUtilizationControl', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'link', 'u32', link);
   if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceSetNvLinkUtilizationControl', 'counter', 'u32', counter);
   const control$ = recordArg('nvmlDeviceSetNvLinkUtilizationControl', 'control', records.nvmlNvLinkUtilizationControl_st(), control, false);
@@ -343,7 +343,7 @@ let nvmlDeviceSetPersistenceMode$c: NativeFunction | undefined;
  * @param mode in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetPersistenceMode(device: T.nvmlDevice_t | null, mode: T.nvmlEnableState_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPersistenceMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPersistenceMode', 'device', device, true) as typeof device;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('nvmlDeviceSetPersistenceMode', 'mode', 'i32', mode);
   const status = (nvmlDeviceSetPersistenceMode$c ??= binder.native('nvmlDeviceSetPersistenceMode'))(device, mode);
   if (status !== 0) throw fail('nvmlDeviceSetPersistenceMode', status);
@@ -354,7 +354,7 @@ let nvmlDeviceSetPowerManagementLimit$c: NativeFunction | undefined;
  * @param limit in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceSetPowerManagementLimit(device: T.nvmlDevice_t | null, limit: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPowerManagementLimit', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPowerManagementLimit', 'device', device, true) as typeof device;
   if (typeof limit !== 'number' || (limit >>> 0) !== limit) throw intError('nvmlDeviceSetPowerManagementLimit', 'limit', 'u32', limit);
   const status = (nvmlDeviceSetPowerManagementLimit$c ??= binder.native('nvmlDeviceSetPowerManagementLimit'))(device, limit);
   if (status !== 0) throw fail('nvmlDeviceSetPowerManagementLimit', status);
@@ -366,7 +366,7 @@ let nvmlDeviceSetPowerManagementLimit_v2$c: NativeFunction | undefined;
  * @returns the value of `powerValue`: in/out `nvmlPowerValue_v2_t`: fields given here in, the record the call fills returned (version 0x200000c set for you).
  * @remarks Since CUDA 12.5. */
 export function nvmlDeviceSetPowerManagementLimit_v2(device: T.nvmlDevice_t | null, powerValue?: Partial<T.nvmlPowerValue_v2_t> | Uint8Array): T.nvmlPowerValue_v2_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetPowerManagementLimit_v2', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetPowerManagementLimit_v2', 'device', device, true) as typeof device;
   const powerValue$ = new Uint8Array(records.nvmlPowerValue_v2_t().size);
   if (powerValue != null) powerValue$.set(new Uint8Array(recordArg('nvmlDeviceSetPowerManagementLimit_v2', 'powerValue', records.nvmlPowerValue_v2_t(), powerValue, false) as Uint8Array).subarray(0, powerValue$.length));
   new DataView(powerValue$.buffer).setUint32(0, 0x200000c, true); // NVML struct version
@@ -390,7 +390,7 @@ function bind$nvmlDeviceSetTemperatureThreshold(): typeof nvmlDeviceSetTemperatu
   const s$f64 = s.f64, s$i32 = s.i32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceSetTemperatureThreshold(device, thresholdType, temp) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetTemperatureThreshold', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetTemperatureThreshold', 'device', device, true) as typeof device;
     if (typeof thresholdType !== 'number' || (thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceSetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
     if (typeof temp !== 'number' || (temp | 0) !== temp) throw intError('nvmlDeviceSetTemperatureThreshold', 'temp', 'i32', temp);
     s$f64[0] = 0; s$i32[0] = temp;
@@ -406,7 +406,7 @@ let nvmlDeviceSetVgpuCapabilities$c: NativeFunction | undefined;
  * @param state in `nvmlEnableState_t`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceSetVgpuCapabilities(device: T.nvmlDevice_t | null, capability: T.nvmlDeviceVgpuCapability_t, state: T.nvmlEnableState_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetVgpuCapabilities', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetVgpuCapabilities', 'device', device, true) as typeof device;
   if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlDeviceSetVgpuCapabilities', 'capability', 'i32', capability);
   if (typeof state !== 'number' || (state | 0) !== state) throw intError('nvmlDeviceSetVgpuCapabilities', 'state', 'i32', state);
   const status = (nvmlDeviceSetVgpuCapabilities$c ??= binder.native('nvmlDeviceSetVgpuCapabilities'))(device, capability, state);
@@ -418,7 +418,7 @@ let nvmlDeviceSetVgpuHeterogeneousMode$c: NativeFunction | undefined;
  * @param pHeterogeneousMode in `const nvmlVgpuHeterogeneousMode_t *`: a `nvmlVgpuHeterogeneousMode_v1_t` object or its bytes.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceSetVgpuHeterogeneousMode(device: T.nvmlDevice_t | null, pHeterogeneousMode: T.nvmlVgpuHeterogeneousMode_v1_t | Uint8Array): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetVgpuHeterogeneousMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetVgpuHeterogeneousMode', 'device', device, true) as typeof device;
   const pHeterogeneousMode$ = recordArg('nvmlDeviceSetVgpuHeterogeneousMode', 'pHeterogeneousMode', records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode, false);
   const status = (nvmlDeviceSetVgpuHeterogeneousMode$c ??= binder.native('nvmlDeviceSetVgpuHeterogeneousMode'))(device, pHeterogeneousMode$);
   if (status !== 0) throw fail('nvmlDeviceSetVgpuHeterogeneousMode', status);
@@ -429,7 +429,7 @@ let nvmlDeviceSetVgpuSchedulerState$c: NativeFunction | undefined;
  * @param pSchedulerState in `nvmlVgpuSchedulerSetState_t *`: a `nvmlVgpuSchedulerSetState_st` object or its bytes.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlDeviceSetVgpuSchedulerState(device: T.nvmlDevice_t | null, pSchedulerState: T.nvmlVgpuSchedulerSetState_st | Uint8Array): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetVgpuSchedulerState', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetVgpuSchedulerState', 'device', device, true) as typeof device;
   const pSchedulerState$ = recordArg('nvmlDeviceSetVgpuSchedulerState', 'pSchedulerState', records.nvmlVgpuSchedulerSetState_st(), pSchedulerState, false);
   const status = (nvmlDeviceSetVgpuSchedulerState$c ??= binder.native('nvmlDeviceSetVgpuSchedulerState'))(device, pSchedulerState$);
   if (status !== 0) throw fail('nvmlDeviceSetVgpuSchedulerState', status);
@@ -440,7 +440,7 @@ let nvmlDeviceSetVirtualizationMode$c: NativeFunction | undefined;
  * @param virtualMode in `nvmlGpuVirtualizationMode_t`.
  * @remarks [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceSetVirtualizationMode(device: T.nvmlDevice_t | null, virtualMode: T.nvmlGpuVirtualizationMode_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceSetVirtualizationMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceSetVirtualizationMode', 'device', device, true) as typeof device;
   if (typeof virtualMode !== 'number' || (virtualMode | 0) !== virtualMode) throw intError('nvmlDeviceSetVirtualizationMode', 'virtualMode', 'i32', virtualMode);
   const status = (nvmlDeviceSetVirtualizationMode$c ??= binder.native('nvmlDeviceSetVirtualizationMode'))(device, virtualMode);
   if (status !== 0) throw fail('nvmlDeviceSetVirtualizationMode', status);

@@ -25,7 +25,7 @@ function bind$cudaArrayGetInfo(): typeof cudaArrayGetInfo {
     const desc$ = new Uint8Array(20);
     const extent$ = new Uint8Array(24);
     s$f64[0] = 0;
-    if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetInfo', 'array', array, true) as typeof array;
+    if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaArrayGetInfo', 'array', array, true) as typeof array;
     const status = (native$ ??= binder.native('cudaArrayGetInfo'))(desc$, extent$, s$bytes, array);
     if (status !== 0) throw fail('cudaArrayGetInfo', status);
     return { desc: decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$), extent: decodeRecord<T.cudaExtent>(records.cudaExtent(), extent$), flags: s$u32[0] };
@@ -39,7 +39,7 @@ let cudaArrayGetMemoryRequirements$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetMemoryRequirements(array: T.cudaArray_t | null, device: number): T.cudaArrayMemoryRequirements {
   const memoryRequirements$ = new Uint8Array(32);
-  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetMemoryRequirements', 'array', array, true) as typeof array;
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaArrayGetMemoryRequirements', 'array', array, true) as typeof array;
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaArrayGetMemoryRequirements', 'device', 'i32', device);
   const status = (cudaArrayGetMemoryRequirements$c ??= binder.native('cudaArrayGetMemoryRequirements'))(memoryRequirements$, array, device);
   if (status !== 0) throw fail('cudaArrayGetMemoryRequirements', status);
@@ -62,7 +62,7 @@ function bind$cudaArrayGetPlane(): typeof cudaArrayGetPlane {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaArrayGetPlane(hArray, planeIdx) {
     s$f64[0] = 0;
-    if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cudaArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
+    if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || Math.floor(hArray) !== hArray) hArray = addressArg('cudaArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
     if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cudaArrayGetPlane', 'planeIdx', 'u32', planeIdx);
     const status = (native$ ??= binder.native('cudaArrayGetPlane'))(s$bytes, hArray, planeIdx);
     if (status !== 0) throw fail('cudaArrayGetPlane', status);
@@ -80,7 +80,7 @@ let cudaArrayGetSparseProperties$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaArrayGetSparseProperties(array: T.cudaArray_t | null): T.cudaArraySparseProperties {
   const sparseProperties$ = new Uint8Array(48);
-  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaArrayGetSparseProperties', 'array', array, true) as typeof array;
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaArrayGetSparseProperties', 'array', array, true) as typeof array;
   const status = (cudaArrayGetSparseProperties$c ??= binder.native('cudaArrayGetSparseProperties'))(sparseProperties$, array);
   if (status !== 0) throw fail('cudaArrayGetSparseProperties', status);
   return decodeRecord<T.cudaArraySparseProperties>(records.cudaArraySparseProperties(), sparseProperties$);

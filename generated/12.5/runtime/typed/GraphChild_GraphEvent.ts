@@ -23,7 +23,7 @@ function bind$cudaGraphChildGraphNodeGetGraph(): typeof cudaGraphChildGraphNodeG
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphChildGraphNodeGetGraph(node) {
-    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphChildGraphNodeGetGraph', 'node', node, true) as typeof node;
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphChildGraphNodeGetGraph', 'node', node, true) as typeof node;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaGraphChildGraphNodeGetGraph'))(node, s$bytes);
     if (status !== 0) throw fail('cudaGraphChildGraphNodeGetGraph', status);
@@ -50,7 +50,7 @@ function bind$cudaGraphClone(): typeof cudaGraphClone {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphClone(originalGraph) {
     s$f64[0] = 0;
-    if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || originalGraph % 1 !== 0) originalGraph = addressArg('cudaGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
+    if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || Math.floor(originalGraph) !== originalGraph) originalGraph = addressArg('cudaGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
     const status = (native$ ??= binder.native('cudaGraphClone'))(s$bytes, originalGraph);
     if (status !== 0) throw fail('cudaGraphClone', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -77,7 +77,7 @@ function bind$cudaGraphConditionalHandleCreate(): typeof cudaGraphConditionalHan
   let native$: NativeFunction | undefined;
   return function cudaGraphConditionalHandleCreate(graph, defaultLaunchValue, flags) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphConditionalHandleCreate', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphConditionalHandleCreate', 'graph', graph, true) as typeof graph;
     if (typeof defaultLaunchValue !== 'number' || (defaultLaunchValue >>> 0) !== defaultLaunchValue) throw intError('cudaGraphConditionalHandleCreate', 'defaultLaunchValue', 'u32', defaultLaunchValue);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphConditionalHandleCreate', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaGraphConditionalHandleCreate'))(s$bytes, graph, defaultLaunchValue, flags);
@@ -118,7 +118,7 @@ let cudaGraphDebugDotPrint$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDebugDotPrint(graph: T.cudaGraph_t | null, path: string, flags: number): void {
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphDebugDotPrint', 'graph', graph, true) as typeof graph;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphDebugDotPrint', 'graph', graph, true) as typeof graph;
   if (typeof path !== 'string') throw argError('cudaGraphDebugDotPrint', 'path', 'a string', path);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphDebugDotPrint', 'flags', 'u32', flags);
   const status = (cudaGraphDebugDotPrint$c ??= binder.native('cudaGraphDebugDotPrint'))(graph, path, flags);
@@ -129,7 +129,7 @@ let cudaGraphDestroy$c: NativeFunction | undefined;
  * @param graph in `cudaGraph_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDestroy(graph: T.cudaGraph_t | null): void {
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphDestroy', 'graph', graph, true) as typeof graph;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphDestroy', 'graph', graph, true) as typeof graph;
   const status = (cudaGraphDestroy$c ??= binder.native('cudaGraphDestroy'))(graph);
   if (status !== 0) throw fail('cudaGraphDestroy', status);
 }
@@ -138,7 +138,7 @@ let cudaGraphDestroyNode$c: NativeFunction | undefined;
  * @param node in `cudaGraphNode_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphDestroyNode(node: T.cudaGraphNode_t | null): void {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphDestroyNode', 'node', node, true) as typeof node;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphDestroyNode', 'node', node, true) as typeof node;
   const status = (cudaGraphDestroyNode$c ??= binder.native('cudaGraphDestroyNode'))(node);
   if (status !== 0) throw fail('cudaGraphDestroyNode', status);
 }
@@ -157,7 +157,7 @@ function bind$cudaGraphEventRecordNodeGetEvent(): typeof cudaGraphEventRecordNod
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphEventRecordNodeGetEvent(node) {
-    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventRecordNodeGetEvent', 'node', node, true) as typeof node;
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphEventRecordNodeGetEvent', 'node', node, true) as typeof node;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaGraphEventRecordNodeGetEvent'))(node, s$bytes);
     if (status !== 0) throw fail('cudaGraphEventRecordNodeGetEvent', status);
@@ -174,8 +174,8 @@ let cudaGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
  * @param event in `cudaEvent_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventRecordNodeSetEvent(node: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventRecordNodeSetEvent', 'node', node, true) as typeof node;
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphEventRecordNodeSetEvent', 'event', event, true) as typeof event;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphEventRecordNodeSetEvent', 'node', node, true) as typeof node;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaGraphEventRecordNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cudaGraphEventRecordNodeSetEvent$c ??= binder.native('cudaGraphEventRecordNodeSetEvent'))(node, event);
   if (status !== 0) throw fail('cudaGraphEventRecordNodeSetEvent', status);
 }
@@ -194,7 +194,7 @@ function bind$cudaGraphEventWaitNodeGetEvent(): typeof cudaGraphEventWaitNodeGet
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphEventWaitNodeGetEvent(node) {
-    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventWaitNodeGetEvent', 'node', node, true) as typeof node;
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphEventWaitNodeGetEvent', 'node', node, true) as typeof node;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaGraphEventWaitNodeGetEvent'))(node, s$bytes);
     if (status !== 0) throw fail('cudaGraphEventWaitNodeGetEvent', status);
@@ -211,8 +211,8 @@ let cudaGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
  * @param event in `cudaEvent_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphEventWaitNodeSetEvent(node: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphEventWaitNodeSetEvent', 'node', node, true) as typeof node;
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphEventWaitNodeSetEvent', 'event', event, true) as typeof event;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphEventWaitNodeSetEvent', 'node', node, true) as typeof node;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaGraphEventWaitNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cudaGraphEventWaitNodeSetEvent$c ??= binder.native('cudaGraphEventWaitNodeSetEvent'))(node, event);
   if (status !== 0) throw fail('cudaGraphEventWaitNodeSetEvent', status);
 }

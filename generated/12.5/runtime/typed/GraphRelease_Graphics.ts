@@ -15,8 +15,8 @@ let cudaGraphReleaseUserObject$c: NativeFunction | undefined;
  * @param count in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphReleaseUserObject(graph: T.cudaGraph_t | null, object: T.cudaUserObject_t | null, count: number): void {
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
-  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaGraphReleaseUserObject', 'object', object, true) as typeof object;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphReleaseUserObject', 'graph', graph, true) as typeof graph;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cudaGraphReleaseUserObject', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaGraphReleaseUserObject', 'count', 'u32', count);
   const status = (cudaGraphReleaseUserObject$c ??= binder.native('cudaGraphReleaseUserObject'))(graph, object, count);
   if (status !== 0) throw fail('cudaGraphReleaseUserObject', status);
@@ -29,10 +29,10 @@ let cudaGraphRemoveDependencies$c: NativeFunction | undefined;
  * @param numDependencies in `size_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphRemoveDependencies(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, numDependencies: T.Int64): void {
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphRemoveDependencies', 'graph', graph, true) as typeof graph;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphRemoveDependencies', 'graph', graph, true) as typeof graph;
   const from$ = scalarArrayArg('cudaGraphRemoveDependencies', 'from', 'address', from, true);
   const to$ = scalarArrayArg('cudaGraphRemoveDependencies', 'to', 'address', to, true);
-  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cudaGraphRemoveDependencies', 'numDependencies', numDependencies, false);
+  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || Math.floor(numDependencies) !== numDependencies) int64Arg('cudaGraphRemoveDependencies', 'numDependencies', numDependencies, false);
   const status = (cudaGraphRemoveDependencies$c ??= binder.native('cudaGraphRemoveDependencies'))(graph, from$.data, to$.data, numDependencies);
   if (status !== 0) throw fail('cudaGraphRemoveDependencies', status);
 }
@@ -45,11 +45,11 @@ let cudaGraphRemoveDependencies_v2$c: NativeFunction | undefined;
  * @param numDependencies in `size_t`.
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphRemoveDependencies_v2(graph: T.cudaGraph_t | null, from: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, to: readonly (T.cudaGraphNode_t)[] | BigUint64Array | null, edgeData: T.cudaGraphEdgeData_st | Uint8Array | null, numDependencies: T.Int64): void {
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphRemoveDependencies_v2', 'graph', graph, true) as typeof graph;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphRemoveDependencies_v2', 'graph', graph, true) as typeof graph;
   const from$ = scalarArrayArg('cudaGraphRemoveDependencies_v2', 'from', 'address', from, true);
   const to$ = scalarArrayArg('cudaGraphRemoveDependencies_v2', 'to', 'address', to, true);
   const edgeData$ = recordArg('cudaGraphRemoveDependencies_v2', 'edgeData', records.cudaGraphEdgeData_st(), edgeData, true);
-  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || numDependencies % 1 !== 0) int64Arg('cudaGraphRemoveDependencies_v2', 'numDependencies', numDependencies, false);
+  if (typeof numDependencies !== 'number' || !(numDependencies >= 0 && numDependencies <= 9007199254740991) || Math.floor(numDependencies) !== numDependencies) int64Arg('cudaGraphRemoveDependencies_v2', 'numDependencies', numDependencies, false);
   const status = (cudaGraphRemoveDependencies_v2$c ??= binder.native('cudaGraphRemoveDependencies_v2'))(graph, from$.data, to$.data, edgeData$, numDependencies);
   if (status !== 0) throw fail('cudaGraphRemoveDependencies_v2', status);
 }
@@ -61,8 +61,8 @@ let cudaGraphRetainUserObject$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphRetainUserObject(graph: T.cudaGraph_t | null, object: T.cudaUserObject_t | null, count: number, flags: number): void {
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphRetainUserObject', 'graph', graph, true) as typeof graph;
-  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaGraphRetainUserObject', 'object', object, true) as typeof object;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphRetainUserObject', 'graph', graph, true) as typeof graph;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cudaGraphRetainUserObject', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaGraphRetainUserObject', 'count', 'u32', count);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphRetainUserObject', 'flags', 'u32', flags);
   const status = (cudaGraphRetainUserObject$c ??= binder.native('cudaGraphRetainUserObject'))(graph, object, count, flags);
@@ -74,8 +74,8 @@ let cudaGraphUpload$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphUpload(graphExec: T.cudaGraphExec_t | null, stream: T.cudaStream_t | null): void {
-  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cudaGraphUpload', 'graphExec', graphExec, true) as typeof graphExec;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaGraphUpload', 'stream', stream, true) as typeof stream;
+  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || Math.floor(graphExec) !== graphExec) graphExec = addressArg('cudaGraphUpload', 'graphExec', graphExec, true) as typeof graphExec;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaGraphUpload', 'stream', stream, true) as typeof stream;
   const status = (cudaGraphUpload$c ??= binder.native('cudaGraphUpload'))(graphExec, stream);
   if (status !== 0) throw fail('cudaGraphUpload', status);
 }
@@ -86,7 +86,7 @@ let cudaGraphicsMapResources$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsMapResources(resources: readonly (T.cudaGraphicsResource_t)[] | BigUint64Array, stream: T.cudaStream_t | null): void {
   const resources$ = scalarArrayArg('cudaGraphicsMapResources', 'resources', 'address', resources, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaGraphicsMapResources', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaGraphicsMapResources', 'stream', stream, true) as typeof stream;
   const count$n = resources$.count;
   const status = (cudaGraphicsMapResources$c ??= binder.native('cudaGraphicsMapResources'))(count$n, resources$.data, stream);
   if (status !== 0) throw fail('cudaGraphicsMapResources', status);
@@ -107,7 +107,7 @@ function bind$cudaGraphicsResourceGetMappedMipmappedArray(): typeof cudaGraphics
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphicsResourceGetMappedMipmappedArray(resource) {
     s$f64[0] = 0;
-    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsResourceGetMappedMipmappedArray', 'resource', resource, true) as typeof resource;
+    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cudaGraphicsResourceGetMappedMipmappedArray', 'resource', resource, true) as typeof resource;
     const status = (native$ ??= binder.native('cudaGraphicsResourceGetMappedMipmappedArray'))(s$bytes, resource);
     if (status !== 0) throw fail('cudaGraphicsResourceGetMappedMipmappedArray', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -133,7 +133,7 @@ function bind$cudaGraphicsResourceGetMappedPointer(): typeof cudaGraphicsResourc
   return function cudaGraphicsResourceGetMappedPointer(resource) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsResourceGetMappedPointer', 'resource', resource, true) as typeof resource;
+    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cudaGraphicsResourceGetMappedPointer', 'resource', resource, true) as typeof resource;
     const status = (native$ ??= binder.native('cudaGraphicsResourceGetMappedPointer'))(s$slot0, s$slot1, resource);
     if (status !== 0) throw fail('cudaGraphicsResourceGetMappedPointer', status);
     return { devPtr: (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer, size: (s$u32[3] * 4294967296 + s$u32[2]) };
@@ -145,7 +145,7 @@ let cudaGraphicsResourceSetMapFlags$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsResourceSetMapFlags(resource: T.cudaGraphicsResource_t | null, flags: number): void {
-  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsResourceSetMapFlags', 'resource', resource, true) as typeof resource;
+  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cudaGraphicsResourceSetMapFlags', 'resource', resource, true) as typeof resource;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaGraphicsResourceSetMapFlags', 'flags', 'u32', flags);
   const status = (cudaGraphicsResourceSetMapFlags$c ??= binder.native('cudaGraphicsResourceSetMapFlags'))(resource, flags);
   if (status !== 0) throw fail('cudaGraphicsResourceSetMapFlags', status);
@@ -168,7 +168,7 @@ function bind$cudaGraphicsSubResourceGetMappedArray(): typeof cudaGraphicsSubRes
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphicsSubResourceGetMappedArray(resource, arrayIndex, mipLevel) {
     s$f64[0] = 0;
-    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
+    if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cudaGraphicsSubResourceGetMappedArray', 'resource', resource, true) as typeof resource;
     if (typeof arrayIndex !== 'number' || (arrayIndex >>> 0) !== arrayIndex) throw intError('cudaGraphicsSubResourceGetMappedArray', 'arrayIndex', 'u32', arrayIndex);
     if (typeof mipLevel !== 'number' || (mipLevel >>> 0) !== mipLevel) throw intError('cudaGraphicsSubResourceGetMappedArray', 'mipLevel', 'u32', mipLevel);
     const status = (native$ ??= binder.native('cudaGraphicsSubResourceGetMappedArray'))(s$bytes, resource, arrayIndex, mipLevel);
@@ -187,7 +187,7 @@ let cudaGraphicsUnmapResources$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsUnmapResources(resources: readonly (T.cudaGraphicsResource_t)[] | BigUint64Array, stream: T.cudaStream_t | null): void {
   const resources$ = scalarArrayArg('cudaGraphicsUnmapResources', 'resources', 'address', resources, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaGraphicsUnmapResources', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaGraphicsUnmapResources', 'stream', stream, true) as typeof stream;
   const count$n = resources$.count;
   const status = (cudaGraphicsUnmapResources$c ??= binder.native('cudaGraphicsUnmapResources'))(count$n, resources$.data, stream);
   if (status !== 0) throw fail('cudaGraphicsUnmapResources', status);
@@ -197,7 +197,7 @@ let cudaGraphicsUnregisterResource$c: NativeFunction | undefined;
  * @param resource in `cudaGraphicsResource_t`.
  * @remarks [NVIDIA group `CUDART_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__INTEROP.html). */
 export function cudaGraphicsUnregisterResource(resource: T.cudaGraphicsResource_t | null): void {
-  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || resource % 1 !== 0) resource = addressArg('cudaGraphicsUnregisterResource', 'resource', resource, true) as typeof resource;
+  if (typeof resource !== 'number' || !(resource >= 0 && resource <= 9007199254740991) || Math.floor(resource) !== resource) resource = addressArg('cudaGraphicsUnregisterResource', 'resource', resource, true) as typeof resource;
   const status = (cudaGraphicsUnregisterResource$c ??= binder.native('cudaGraphicsUnregisterResource'))(resource);
   if (status !== 0) throw fail('cudaGraphicsUnregisterResource', status);
 }

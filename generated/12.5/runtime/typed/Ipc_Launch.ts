@@ -24,7 +24,7 @@ let cudaIpcGetEventHandle$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaIpcGetEventHandle(event: T.cudaEvent_t | null): Uint8Array {
   const handle$ = new Uint8Array(64);
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaIpcGetEventHandle', 'event', event, true) as typeof event;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaIpcGetEventHandle', 'event', event, true) as typeof event;
   const status = (cudaIpcGetEventHandle$c ??= binder.native('cudaIpcGetEventHandle'))(handle$, event);
   if (status !== 0) throw fail('cudaIpcGetEventHandle', status);
   return handle$;
@@ -109,8 +109,8 @@ export function cudaLaunchCooperativeKernel(func: T.Pointer, gridDim: T.dim3, bl
   checkRecord('cudaLaunchCooperativeKernel', 'gridDim', records.dim3(), gridDim);
   checkRecord('cudaLaunchCooperativeKernel', 'blockDim', records.dim3(), blockDim);
   pointerArg('cudaLaunchCooperativeKernel', 'args', args, true);
-  if (typeof sharedMem !== 'number' || !(sharedMem >= 0 && sharedMem <= 9007199254740991) || sharedMem % 1 !== 0) int64Arg('cudaLaunchCooperativeKernel', 'sharedMem', sharedMem, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaLaunchCooperativeKernel', 'stream', stream, true) as typeof stream;
+  if (typeof sharedMem !== 'number' || !(sharedMem >= 0 && sharedMem <= 9007199254740991) || Math.floor(sharedMem) !== sharedMem) int64Arg('cudaLaunchCooperativeKernel', 'sharedMem', sharedMem, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaLaunchCooperativeKernel', 'stream', stream, true) as typeof stream;
   const status = (cudaLaunchCooperativeKernel$c ??= binder.native('cudaLaunchCooperativeKernel'))(func, gridDim, blockDim, args, sharedMem, stream);
   if (status !== 0) throw fail('cudaLaunchCooperativeKernel', status);
 }
@@ -135,7 +135,7 @@ let cudaLaunchHostFunc$c: NativeFunction | undefined;
  * @param userData in/out `void *`: address or host buffer.
  * @remarks [NVIDIA group `CUDART_EXECUTION`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXECUTION.html). */
 export function cudaLaunchHostFunc(stream: T.cudaStream_t | null, fn: T.Pointer | JsCallback, userData: T.Pointer): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaLaunchHostFunc', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaLaunchHostFunc', 'stream', stream, true) as typeof stream;
   if (typeof fn !== 'function') callbackArg('cudaLaunchHostFunc', 'fn', fn, true);
   pointerArg('cudaLaunchHostFunc', 'userData', userData, true);
   const native = (cudaLaunchHostFunc$c ??= binder.native('cudaLaunchHostFunc'));
@@ -160,8 +160,8 @@ export function cudaLaunchKernel(func: T.Pointer, gridDim: T.dim3, blockDim: T.d
   checkRecord('cudaLaunchKernel', 'gridDim', records.dim3(), gridDim);
   checkRecord('cudaLaunchKernel', 'blockDim', records.dim3(), blockDim);
   pointerArg('cudaLaunchKernel', 'args', args, true);
-  if (typeof sharedMem !== 'number' || !(sharedMem >= 0 && sharedMem <= 9007199254740991) || sharedMem % 1 !== 0) int64Arg('cudaLaunchKernel', 'sharedMem', sharedMem, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaLaunchKernel', 'stream', stream, true) as typeof stream;
+  if (typeof sharedMem !== 'number' || !(sharedMem >= 0 && sharedMem <= 9007199254740991) || Math.floor(sharedMem) !== sharedMem) int64Arg('cudaLaunchKernel', 'sharedMem', sharedMem, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaLaunchKernel', 'stream', stream, true) as typeof stream;
   const status = (cudaLaunchKernel$c ??= binder.native('cudaLaunchKernel'))(func, gridDim, blockDim, args, sharedMem, stream);
   if (status !== 0) throw fail('cudaLaunchKernel', status);
 }

@@ -24,7 +24,7 @@ function bind$cudaMalloc(): typeof cudaMalloc {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMalloc(size) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMalloc', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cudaMalloc', 'size', size, false);
     const status = (native$ ??= binder.native('cudaMalloc'))(s$bytes, size);
     if (status !== 0) throw fail('cudaMalloc', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -54,8 +54,8 @@ function bind$cudaMallocArray(): typeof cudaMallocArray {
   return function cudaMallocArray(desc, width, height, flags) {
     s$f64[0] = 0;
     const desc$ = recordArg('cudaMallocArray', 'desc', records.cudaChannelFormatDesc(), desc, false);
-    if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMallocArray', 'width', width, false);
-    if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMallocArray', 'height', height, false);
+    if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || Math.floor(width) !== width) int64Arg('cudaMallocArray', 'width', width, false);
+    if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || Math.floor(height) !== height) int64Arg('cudaMallocArray', 'height', height, false);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocArray', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaMallocArray'))(s$bytes, desc$, width, height, flags);
     if (status !== 0) throw fail('cudaMallocArray', status);
@@ -83,8 +83,8 @@ function bind$cudaMallocAsync(): typeof cudaMallocAsync {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMallocAsync(size, hStream) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocAsync', 'size', size, false);
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cudaMallocAsync', 'hStream', hStream, true) as typeof hStream;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cudaMallocAsync', 'size', size, false);
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cudaMallocAsync', 'hStream', hStream, true) as typeof hStream;
     const status = (native$ ??= binder.native('cudaMallocAsync'))(s$bytes, size, hStream);
     if (status !== 0) throw fail('cudaMallocAsync', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -112,9 +112,9 @@ function bind$cudaMallocFromPoolAsync(): typeof cudaMallocFromPoolAsync {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMallocFromPoolAsync(size, memPool, stream) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocFromPoolAsync', 'size', size, false);
-    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMallocFromPoolAsync', 'memPool', memPool, true) as typeof memPool;
-    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMallocFromPoolAsync', 'stream', stream, true) as typeof stream;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cudaMallocFromPoolAsync', 'size', size, false);
+    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMallocFromPoolAsync', 'memPool', memPool, true) as typeof memPool;
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMallocFromPoolAsync', 'stream', stream, true) as typeof stream;
     const status = (native$ ??= binder.native('cudaMallocFromPoolAsync'))(s$bytes, size, memPool, stream);
     if (status !== 0) throw fail('cudaMallocFromPoolAsync', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -140,7 +140,7 @@ function bind$cudaMallocHost(): typeof cudaMallocHost {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMallocHost(size) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocHost', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cudaMallocHost', 'size', size, false);
     const status = (native$ ??= binder.native('cudaMallocHost'))(s$bytes, size);
     if (status !== 0) throw fail('cudaMallocHost', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -167,7 +167,7 @@ function bind$cudaMallocManaged(): typeof cudaMallocManaged {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMallocManaged(size, flags) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaMallocManaged', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cudaMallocManaged', 'size', size, false);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMallocManaged', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaMallocManaged'))(s$bytes, size, flags);
     if (status !== 0) throw fail('cudaMallocManaged', status);
@@ -227,8 +227,8 @@ function bind$cudaMallocPitch(): typeof cudaMallocPitch {
   return function cudaMallocPitch(width, height) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMallocPitch', 'width', width, false);
-    if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMallocPitch', 'height', height, false);
+    if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || Math.floor(width) !== width) int64Arg('cudaMallocPitch', 'width', width, false);
+    if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || Math.floor(height) !== height) int64Arg('cudaMallocPitch', 'height', height, false);
     const status = (native$ ??= binder.native('cudaMallocPitch'))(s$slot0, s$slot1, width, height);
     if (status !== 0) throw fail('cudaMallocPitch', status);
     return { devPtr: (s$u32[1] * 4294967296 + s$u32[0]) as T.DevicePointer, pitch: (s$u32[3] * 4294967296 + s$u32[2]) };

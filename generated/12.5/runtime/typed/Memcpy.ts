@@ -17,11 +17,11 @@ let cudaMemcpy$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpy(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpy');
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpy', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpy', 'count', count, false);
   pointerArg('cudaMemcpy', 'dst', dst, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpy', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpy', 'count', count, false);
   pointerArg('cudaMemcpy', 'src', src, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpy', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpy', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpy', 'kind', 'i32', kind);
   const status = (cudaMemcpy$c ??= binder.native('cudaMemcpy'))(dst, src, count, kind);
   if (status !== 0) throw fail('cudaMemcpy', status);
@@ -40,13 +40,13 @@ let cudaMemcpyArrayToArray$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyArrayToArray(dst: T.cudaArray_t | null, wOffsetDst: T.Int64, hOffsetDst: T.Int64, src: T.cudaArray_const_t | null, wOffsetSrc: T.Int64, hOffsetSrc: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyArrayToArray');
-  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpyArrayToArray', 'dst', dst, true) as typeof dst;
-  if (typeof wOffsetDst !== 'number' || !(wOffsetDst >= 0 && wOffsetDst <= 9007199254740991) || wOffsetDst % 1 !== 0) int64Arg('cudaMemcpyArrayToArray', 'wOffsetDst', wOffsetDst, false);
-  if (typeof hOffsetDst !== 'number' || !(hOffsetDst >= 0 && hOffsetDst <= 9007199254740991) || hOffsetDst % 1 !== 0) int64Arg('cudaMemcpyArrayToArray', 'hOffsetDst', hOffsetDst, false);
-  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaMemcpyArrayToArray', 'src', src, true) as typeof src;
-  if (typeof wOffsetSrc !== 'number' || !(wOffsetSrc >= 0 && wOffsetSrc <= 9007199254740991) || wOffsetSrc % 1 !== 0) int64Arg('cudaMemcpyArrayToArray', 'wOffsetSrc', wOffsetSrc, false);
-  if (typeof hOffsetSrc !== 'number' || !(hOffsetSrc >= 0 && hOffsetSrc <= 9007199254740991) || hOffsetSrc % 1 !== 0) int64Arg('cudaMemcpyArrayToArray', 'hOffsetSrc', hOffsetSrc, false);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyArrayToArray', 'count', count, false);
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cudaMemcpyArrayToArray', 'dst', dst, true) as typeof dst;
+  if (typeof wOffsetDst !== 'number' || !(wOffsetDst >= 0 && wOffsetDst <= 9007199254740991) || Math.floor(wOffsetDst) !== wOffsetDst) int64Arg('cudaMemcpyArrayToArray', 'wOffsetDst', wOffsetDst, false);
+  if (typeof hOffsetDst !== 'number' || !(hOffsetDst >= 0 && hOffsetDst <= 9007199254740991) || Math.floor(hOffsetDst) !== hOffsetDst) int64Arg('cudaMemcpyArrayToArray', 'hOffsetDst', hOffsetDst, false);
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cudaMemcpyArrayToArray', 'src', src, true) as typeof src;
+  if (typeof wOffsetSrc !== 'number' || !(wOffsetSrc >= 0 && wOffsetSrc <= 9007199254740991) || Math.floor(wOffsetSrc) !== wOffsetSrc) int64Arg('cudaMemcpyArrayToArray', 'wOffsetSrc', wOffsetSrc, false);
+  if (typeof hOffsetSrc !== 'number' || !(hOffsetSrc >= 0 && hOffsetSrc <= 9007199254740991) || Math.floor(hOffsetSrc) !== hOffsetSrc) int64Arg('cudaMemcpyArrayToArray', 'hOffsetSrc', hOffsetSrc, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyArrayToArray', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyArrayToArray', 'kind', 'i32', kind);
   const status = (cudaMemcpyArrayToArray$c ??= binder.native('cudaMemcpyArrayToArray'))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
   if (status !== 0) throw fail('cudaMemcpyArrayToArray', status);
@@ -60,13 +60,13 @@ let cudaMemcpyAsync$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyAsync(dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyAsync', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyAsync', 'count', count, false);
   pointerArg('cudaMemcpyAsync', 'dst', dst, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyAsync', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyAsync', 'count', count, false);
   pointerArg('cudaMemcpyAsync', 'src', src, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyAsync', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyAsync', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyAsync', 'kind', 'i32', kind);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemcpyAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyAsync$c ??= binder.native('cudaMemcpyAsync'))(dst, src, count, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyAsync', status);
 }
@@ -82,12 +82,12 @@ let cudaMemcpyFromArray$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyFromArray(dst: T.Pointer, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyFromArray');
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromArray', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyFromArray', 'count', count, false);
   pointerArg('cudaMemcpyFromArray', 'dst', dst, true, count);
-  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaMemcpyFromArray', 'src', src, true) as typeof src;
-  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpyFromArray', 'wOffset', wOffset, false);
-  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpyFromArray', 'hOffset', hOffset, false);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromArray', 'count', count, false);
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cudaMemcpyFromArray', 'src', src, true) as typeof src;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || Math.floor(wOffset) !== wOffset) int64Arg('cudaMemcpyFromArray', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || Math.floor(hOffset) !== hOffset) int64Arg('cudaMemcpyFromArray', 'hOffset', hOffset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyFromArray', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyFromArray', 'kind', 'i32', kind);
   const status = (cudaMemcpyFromArray$c ??= binder.native('cudaMemcpyFromArray'))(dst, src, wOffset, hOffset, count, kind);
   if (status !== 0) throw fail('cudaMemcpyFromArray', status);
@@ -104,14 +104,14 @@ let cudaMemcpyFromArrayAsync$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyFromArrayAsync(dst: T.Pointer, src: T.cudaArray_const_t | null, wOffset: T.Int64, hOffset: T.Int64, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromArrayAsync', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyFromArrayAsync', 'count', count, false);
   pointerArg('cudaMemcpyFromArrayAsync', 'dst', dst, true, count);
-  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cudaMemcpyFromArrayAsync', 'src', src, true) as typeof src;
-  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpyFromArrayAsync', 'wOffset', wOffset, false);
-  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpyFromArrayAsync', 'hOffset', hOffset, false);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromArrayAsync', 'count', count, false);
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cudaMemcpyFromArrayAsync', 'src', src, true) as typeof src;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || Math.floor(wOffset) !== wOffset) int64Arg('cudaMemcpyFromArrayAsync', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || Math.floor(hOffset) !== hOffset) int64Arg('cudaMemcpyFromArrayAsync', 'hOffset', hOffset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyFromArrayAsync', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyFromArrayAsync', 'kind', 'i32', kind);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyFromArrayAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemcpyFromArrayAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyFromArrayAsync$c ??= binder.native('cudaMemcpyFromArrayAsync'))(dst, src, wOffset, hOffset, count, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyFromArrayAsync', status);
 }
@@ -125,12 +125,12 @@ let cudaMemcpyFromSymbol$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyFromSymbol(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyFromSymbol');
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbol', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyFromSymbol', 'count', count, false);
   pointerArg('cudaMemcpyFromSymbol', 'dst', dst, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbol', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyFromSymbol', 'count', count, false);
   pointerArg('cudaMemcpyFromSymbol', 'symbol', symbol, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbol', 'count', count, false);
-  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyFromSymbol', 'offset', offset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyFromSymbol', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || Math.floor(offset) !== offset) int64Arg('cudaMemcpyFromSymbol', 'offset', offset, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyFromSymbol', 'kind', 'i32', kind);
   const status = (cudaMemcpyFromSymbol$c ??= binder.native('cudaMemcpyFromSymbol'))(dst, symbol, count, offset, kind);
   if (status !== 0) throw fail('cudaMemcpyFromSymbol', status);
@@ -145,14 +145,14 @@ let cudaMemcpyFromSymbolAsync$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyFromSymbolAsync(dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbolAsync', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyFromSymbolAsync', 'count', count, false);
   pointerArg('cudaMemcpyFromSymbolAsync', 'dst', dst, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbolAsync', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyFromSymbolAsync', 'count', count, false);
   pointerArg('cudaMemcpyFromSymbolAsync', 'symbol', symbol, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyFromSymbolAsync', 'count', count, false);
-  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyFromSymbolAsync', 'offset', offset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyFromSymbolAsync', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || Math.floor(offset) !== offset) int64Arg('cudaMemcpyFromSymbolAsync', 'offset', offset, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyFromSymbolAsync', 'kind', 'i32', kind);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyFromSymbolAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemcpyFromSymbolAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyFromSymbolAsync$c ??= binder.native('cudaMemcpyFromSymbolAsync'))(dst, symbol, count, offset, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyFromSymbolAsync', status);
 }
@@ -166,13 +166,13 @@ let cudaMemcpyPeer$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyPeer(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64): void {
   assertMayBlock('cudaMemcpyPeer');
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeer', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyPeer', 'count', count, false);
   pointerArg('cudaMemcpyPeer', 'dst', dst, true, count);
   if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cudaMemcpyPeer', 'dstDevice', 'i32', dstDevice);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeer', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyPeer', 'count', count, false);
   pointerArg('cudaMemcpyPeer', 'src', src, true, count);
   if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cudaMemcpyPeer', 'srcDevice', 'i32', srcDevice);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeer', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyPeer', 'count', count, false);
   const status = (cudaMemcpyPeer$c ??= binder.native('cudaMemcpyPeer'))(dst, dstDevice, src, srcDevice, count);
   if (status !== 0) throw fail('cudaMemcpyPeer', status);
 }
@@ -186,14 +186,14 @@ let cudaMemcpyPeerAsync$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyPeerAsync(dst: T.Pointer, dstDevice: number, src: T.Pointer, srcDevice: number, count: T.Int64, stream: T.cudaStream_t | null): void {
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeerAsync', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyPeerAsync', 'count', count, false);
   pointerArg('cudaMemcpyPeerAsync', 'dst', dst, true, count);
   if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cudaMemcpyPeerAsync', 'dstDevice', 'i32', dstDevice);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeerAsync', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyPeerAsync', 'count', count, false);
   pointerArg('cudaMemcpyPeerAsync', 'src', src, true, count);
   if (typeof srcDevice !== 'number' || (srcDevice | 0) !== srcDevice) throw intError('cudaMemcpyPeerAsync', 'srcDevice', 'i32', srcDevice);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyPeerAsync', 'count', count, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyPeerAsync', 'stream', stream, true) as typeof stream;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyPeerAsync', 'count', count, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemcpyPeerAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyPeerAsync$c ??= binder.native('cudaMemcpyPeerAsync'))(dst, dstDevice, src, srcDevice, count, stream);
   if (status !== 0) throw fail('cudaMemcpyPeerAsync', status);
 }
@@ -209,12 +209,12 @@ let cudaMemcpyToArray$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyToArray(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyToArray');
-  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpyToArray', 'dst', dst, true) as typeof dst;
-  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpyToArray', 'wOffset', wOffset, false);
-  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpyToArray', 'hOffset', hOffset, false);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToArray', 'count', count, false);
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cudaMemcpyToArray', 'dst', dst, true) as typeof dst;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || Math.floor(wOffset) !== wOffset) int64Arg('cudaMemcpyToArray', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || Math.floor(hOffset) !== hOffset) int64Arg('cudaMemcpyToArray', 'hOffset', hOffset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyToArray', 'count', count, false);
   pointerArg('cudaMemcpyToArray', 'src', src, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToArray', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyToArray', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyToArray', 'kind', 'i32', kind);
   const status = (cudaMemcpyToArray$c ??= binder.native('cudaMemcpyToArray'))(dst, wOffset, hOffset, src, count, kind);
   if (status !== 0) throw fail('cudaMemcpyToArray', status);
@@ -231,14 +231,14 @@ let cudaMemcpyToArrayAsync$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cudaMemcpyToArrayAsync(dst: T.cudaArray_t | null, wOffset: T.Int64, hOffset: T.Int64, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
-  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cudaMemcpyToArrayAsync', 'dst', dst, true) as typeof dst;
-  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || wOffset % 1 !== 0) int64Arg('cudaMemcpyToArrayAsync', 'wOffset', wOffset, false);
-  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || hOffset % 1 !== 0) int64Arg('cudaMemcpyToArrayAsync', 'hOffset', hOffset, false);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToArrayAsync', 'count', count, false);
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cudaMemcpyToArrayAsync', 'dst', dst, true) as typeof dst;
+  if (typeof wOffset !== 'number' || !(wOffset >= 0 && wOffset <= 9007199254740991) || Math.floor(wOffset) !== wOffset) int64Arg('cudaMemcpyToArrayAsync', 'wOffset', wOffset, false);
+  if (typeof hOffset !== 'number' || !(hOffset >= 0 && hOffset <= 9007199254740991) || Math.floor(hOffset) !== hOffset) int64Arg('cudaMemcpyToArrayAsync', 'hOffset', hOffset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyToArrayAsync', 'count', count, false);
   pointerArg('cudaMemcpyToArrayAsync', 'src', src, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToArrayAsync', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyToArrayAsync', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyToArrayAsync', 'kind', 'i32', kind);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyToArrayAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemcpyToArrayAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyToArrayAsync$c ??= binder.native('cudaMemcpyToArrayAsync'))(dst, wOffset, hOffset, src, count, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyToArrayAsync', status);
 }
@@ -252,12 +252,12 @@ let cudaMemcpyToSymbol$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyToSymbol(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
   assertMayBlock('cudaMemcpyToSymbol');
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbol', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyToSymbol', 'count', count, false);
   pointerArg('cudaMemcpyToSymbol', 'symbol', symbol, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbol', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyToSymbol', 'count', count, false);
   pointerArg('cudaMemcpyToSymbol', 'src', src, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbol', 'count', count, false);
-  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyToSymbol', 'offset', offset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyToSymbol', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || Math.floor(offset) !== offset) int64Arg('cudaMemcpyToSymbol', 'offset', offset, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyToSymbol', 'kind', 'i32', kind);
   const status = (cudaMemcpyToSymbol$c ??= binder.native('cudaMemcpyToSymbol'))(symbol, src, count, offset, kind);
   if (status !== 0) throw fail('cudaMemcpyToSymbol', status);
@@ -272,14 +272,14 @@ let cudaMemcpyToSymbolAsync$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemcpyToSymbolAsync(symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind, stream: T.cudaStream_t | null): void {
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbolAsync', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyToSymbolAsync', 'count', count, false);
   pointerArg('cudaMemcpyToSymbolAsync', 'symbol', symbol, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbolAsync', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyToSymbolAsync', 'count', count, false);
   pointerArg('cudaMemcpyToSymbolAsync', 'src', src, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemcpyToSymbolAsync', 'count', count, false);
-  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaMemcpyToSymbolAsync', 'offset', offset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemcpyToSymbolAsync', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || Math.floor(offset) !== offset) int64Arg('cudaMemcpyToSymbolAsync', 'offset', offset, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaMemcpyToSymbolAsync', 'kind', 'i32', kind);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemcpyToSymbolAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemcpyToSymbolAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemcpyToSymbolAsync$c ??= binder.native('cudaMemcpyToSymbolAsync'))(symbol, src, count, offset, kind, stream);
   if (status !== 0) throw fail('cudaMemcpyToSymbolAsync', status);
 }

@@ -16,10 +16,10 @@ let cudaMemset$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset(devPtr: T.Pointer, value: number, count: T.Int64): void {
   assertMayBlock('cudaMemset');
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemset', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemset', 'count', count, false);
   pointerArg('cudaMemset', 'devPtr', devPtr, true, count);
   if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemset', 'value', 'i32', value);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemset', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemset', 'count', count, false);
   const status = (cudaMemset$c ??= binder.native('cudaMemset'))(devPtr, value, count);
   if (status !== 0) throw fail('cudaMemset', status);
 }
@@ -34,10 +34,10 @@ let cudaMemset2D$c: NativeFunction | undefined;
 export function cudaMemset2D(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64): void {
   assertMayBlock('cudaMemset2D');
   pointerArg('cudaMemset2D', 'devPtr', devPtr, true);
-  if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || pitch % 1 !== 0) int64Arg('cudaMemset2D', 'pitch', pitch, false);
+  if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || Math.floor(pitch) !== pitch) int64Arg('cudaMemset2D', 'pitch', pitch, false);
   if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemset2D', 'value', 'i32', value);
-  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemset2D', 'width', width, false);
-  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemset2D', 'height', height, false);
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || Math.floor(width) !== width) int64Arg('cudaMemset2D', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || Math.floor(height) !== height) int64Arg('cudaMemset2D', 'height', height, false);
   const status = (cudaMemset2D$c ??= binder.native('cudaMemset2D'))(devPtr, pitch, value, width, height);
   if (status !== 0) throw fail('cudaMemset2D', status);
 }
@@ -52,11 +52,11 @@ let cudaMemset2DAsync$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemset2DAsync(devPtr: T.Pointer, pitch: T.Int64, value: number, width: T.Int64, height: T.Int64, stream: T.cudaStream_t | null): void {
   pointerArg('cudaMemset2DAsync', 'devPtr', devPtr, true);
-  if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || pitch % 1 !== 0) int64Arg('cudaMemset2DAsync', 'pitch', pitch, false);
+  if (typeof pitch !== 'number' || !(pitch >= 0 && pitch <= 9007199254740991) || Math.floor(pitch) !== pitch) int64Arg('cudaMemset2DAsync', 'pitch', pitch, false);
   if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemset2DAsync', 'value', 'i32', value);
-  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || width % 1 !== 0) int64Arg('cudaMemset2DAsync', 'width', width, false);
-  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || height % 1 !== 0) int64Arg('cudaMemset2DAsync', 'height', height, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemset2DAsync', 'stream', stream, true) as typeof stream;
+  if (typeof width !== 'number' || !(width >= 0 && width <= 9007199254740991) || Math.floor(width) !== width) int64Arg('cudaMemset2DAsync', 'width', width, false);
+  if (typeof height !== 'number' || !(height >= 0 && height <= 9007199254740991) || Math.floor(height) !== height) int64Arg('cudaMemset2DAsync', 'height', height, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemset2DAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemset2DAsync$c ??= binder.native('cudaMemset2DAsync'))(devPtr, pitch, value, width, height, stream);
   if (status !== 0) throw fail('cudaMemset2DAsync', status);
 }
@@ -85,7 +85,7 @@ export function cudaMemset3DAsync(pitchedDevPtr: T.cudaPitchedPtr, value: number
   checkRecord('cudaMemset3DAsync', 'pitchedDevPtr', records.cudaPitchedPtr(), pitchedDevPtr);
   if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemset3DAsync', 'value', 'i32', value);
   checkRecord('cudaMemset3DAsync', 'extent', records.cudaExtent(), extent);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemset3DAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemset3DAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemset3DAsync$c ??= binder.native('cudaMemset3DAsync'))(pitchedDevPtr, value, extent, stream);
   if (status !== 0) throw fail('cudaMemset3DAsync', status);
 }
@@ -97,11 +97,11 @@ let cudaMemsetAsync$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemsetAsync(devPtr: T.Pointer, value: number, count: T.Int64, stream: T.cudaStream_t | null): void {
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemsetAsync', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemsetAsync', 'count', count, false);
   pointerArg('cudaMemsetAsync', 'devPtr', devPtr, true, count);
   if (typeof value !== 'number' || (value | 0) !== value) throw intError('cudaMemsetAsync', 'value', 'i32', value);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemsetAsync', 'count', count, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemsetAsync', 'stream', stream, true) as typeof stream;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemsetAsync', 'count', count, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemsetAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemsetAsync$c ??= binder.native('cudaMemsetAsync'))(devPtr, value, count, stream);
   if (status !== 0) throw fail('cudaMemsetAsync', status);
 }
@@ -113,7 +113,7 @@ let cudaMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMipmappedArrayGetMemoryRequirements(mipmap: T.cudaMipmappedArray_t | null, device: number): T.cudaArrayMemoryRequirements {
   const memoryRequirements$ = new Uint8Array(32);
-  if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || mipmap % 1 !== 0) mipmap = addressArg('cudaMipmappedArrayGetMemoryRequirements', 'mipmap', mipmap, true) as typeof mipmap;
+  if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || Math.floor(mipmap) !== mipmap) mipmap = addressArg('cudaMipmappedArrayGetMemoryRequirements', 'mipmap', mipmap, true) as typeof mipmap;
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaMipmappedArrayGetMemoryRequirements', 'device', 'i32', device);
   const status = (cudaMipmappedArrayGetMemoryRequirements$c ??= binder.native('cudaMipmappedArrayGetMemoryRequirements'))(memoryRequirements$, mipmap, device);
   if (status !== 0) throw fail('cudaMipmappedArrayGetMemoryRequirements', status);
@@ -126,7 +126,7 @@ let cudaMipmappedArrayGetSparseProperties$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMipmappedArrayGetSparseProperties(mipmap: T.cudaMipmappedArray_t | null): T.cudaArraySparseProperties {
   const sparseProperties$ = new Uint8Array(48);
-  if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || mipmap % 1 !== 0) mipmap = addressArg('cudaMipmappedArrayGetSparseProperties', 'mipmap', mipmap, true) as typeof mipmap;
+  if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || Math.floor(mipmap) !== mipmap) mipmap = addressArg('cudaMipmappedArrayGetSparseProperties', 'mipmap', mipmap, true) as typeof mipmap;
   const status = (cudaMipmappedArrayGetSparseProperties$c ??= binder.native('cudaMipmappedArrayGetSparseProperties'))(sparseProperties$, mipmap);
   if (status !== 0) throw fail('cudaMipmappedArrayGetSparseProperties', status);
   return decodeRecord<T.cudaArraySparseProperties>(records.cudaArraySparseProperties(), sparseProperties$);

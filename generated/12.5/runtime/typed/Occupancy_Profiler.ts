@@ -57,7 +57,7 @@ function bind$cudaOccupancyMaxActiveBlocksPerMultiprocessor(): typeof cudaOccupa
     s$f64[0] = 0;
     pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'func', func, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'blockSize', 'i32', blockSize);
-    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || Math.floor(dynamicSMemSize) !== dynamicSMemSize) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessor', 'dynamicSMemSize', dynamicSMemSize, false);
     const status = (native$ ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessor'))(s$bytes, func, blockSize, dynamicSMemSize);
     if (status !== 0) throw fail('cudaOccupancyMaxActiveBlocksPerMultiprocessor', status);
     return s$i32[0];
@@ -83,7 +83,7 @@ function bind$cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(): typeof c
     s$f64[0] = 0;
     pointerArg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'func', func, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'blockSize', 'i32', blockSize);
-    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || dynamicSMemSize % 1 !== 0) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
+    if (typeof dynamicSMemSize !== 'number' || !(dynamicSMemSize >= 0 && dynamicSMemSize <= 9007199254740991) || Math.floor(dynamicSMemSize) !== dynamicSMemSize) int64Arg('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'dynamicSMemSize', dynamicSMemSize, false);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags'))(s$bytes, func, blockSize, dynamicSMemSize, flags);
     if (status !== 0) throw fail('cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags', status);

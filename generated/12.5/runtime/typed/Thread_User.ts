@@ -102,7 +102,7 @@ let cudaThreadSetLimit$c: NativeFunction | undefined;
  * @deprecated The headers mark it deprecated. */
 export function cudaThreadSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaThreadSetLimit', 'limit', 'i32', limit);
-  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cudaThreadSetLimit', 'value', value, false);
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cudaThreadSetLimit', 'value', value, false);
   const status = (cudaThreadSetLimit$c ??= binder.native('cudaThreadSetLimit'))(limit, value);
   if (status !== 0) throw fail('cudaThreadSetLimit', status);
 }
@@ -157,7 +157,7 @@ let cudaUserObjectRelease$c: NativeFunction | undefined;
  * @param count in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRelease(object: T.cudaUserObject_t | null, count: number): void {
-  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaUserObjectRelease', 'object', object, true) as typeof object;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cudaUserObjectRelease', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaUserObjectRelease', 'count', 'u32', count);
   const status = (cudaUserObjectRelease$c ??= binder.native('cudaUserObjectRelease'))(object, count);
   if (status !== 0) throw fail('cudaUserObjectRelease', status);
@@ -168,7 +168,7 @@ let cudaUserObjectRetain$c: NativeFunction | undefined;
  * @param count in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaUserObjectRetain(object: T.cudaUserObject_t | null, count: number): void {
-  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || object % 1 !== 0) object = addressArg('cudaUserObjectRetain', 'object', object, true) as typeof object;
+  if (typeof object !== 'number' || !(object >= 0 && object <= 9007199254740991) || Math.floor(object) !== object) object = addressArg('cudaUserObjectRetain', 'object', object, true) as typeof object;
   if (typeof count !== 'number' || (count >>> 0) !== count) throw intError('cudaUserObjectRetain', 'count', 'u32', count);
   const status = (cudaUserObjectRetain$c ??= binder.native('cudaUserObjectRetain'))(object, count);
   if (status !== 0) throw fail('cudaUserObjectRetain', status);

@@ -27,7 +27,7 @@ function bind$cublasScalEx(): typeof cublasScalEx {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasScalEx(handle, n_, alpha, alphaType, x, xType, incx, executionType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScalEx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScalEx', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScalEx', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasScalEx', 'alpha', 'untyped', 'either', alpha, s$slot0);
     if (typeof alphaType !== 'number' || (alphaType | 0) !== alphaType) throw intError('cublasScalEx', 'alphaType', 'i32', alphaType);
@@ -59,13 +59,13 @@ function bind$cublasScalEx_64(): typeof cublasScalEx_64 {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasScalEx_64(handle, n_, alpha, alphaType, x, xType, incx, executionType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScalEx_64', 'handle', handle, true) as typeof handle;
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasScalEx_64', 'n', n_, true);
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScalEx_64', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasScalEx_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasScalEx_64', 'alpha', 'untyped', 'either', alpha, s$slot0);
     if (typeof alphaType !== 'number' || (alphaType | 0) !== alphaType) throw intError('cublasScalEx_64', 'alphaType', 'i32', alphaType);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScalEx_64', 'x', x, true);
     if (typeof xType !== 'number' || (xType | 0) !== xType) throw intError('cublasScalEx_64', 'xType', 'i32', xType);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasScalEx_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasScalEx_64', 'incx', incx, true);
     if (typeof executionType !== 'number' || (executionType | 0) !== executionType) throw intError('cublasScalEx_64', 'executionType', 'i32', executionType);
     const status = (native$ ??= binder.native('cublasScalEx_64'))(handle, n_, alpha$, alphaType, x$, xType, incx, executionType);
     if (status !== 0) throw fail('cublasScalEx_64', status);
@@ -79,7 +79,7 @@ let cublasScasum$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `float *`: host or device memory. */
 export function cublasScasum(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScasum', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScasum', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScasum', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScasum', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScasum', 'incx', 'i32', incx);
@@ -96,10 +96,10 @@ let cublasScasum_v2_64$c: NativeFunction | undefined;
  * @param result_ out `float *`: host or device memory.
  * @remarks Since CUDA 12.5. */
 export function cublasScasum_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScasum_v2_64', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasScasum_v2_64', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScasum_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasScasum_v2_64', 'n', n_, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScasum_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasScasum_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasScasum_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasScasum_v2_64', 'result', result_, true);
   const status = (cublasScasum_v2_64$c ??= binder.native('cublasScasum_v2_64'))(handle, n_, x$, incx, result_$);
   if (status !== 0) throw fail('cublasScasum_v2_64', status);
@@ -112,7 +112,7 @@ let cublasScnrm2$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `float *`: host or device memory. */
 export function cublasScnrm2(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScnrm2', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScnrm2', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScnrm2', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScnrm2', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScnrm2', 'incx', 'i32', incx);
@@ -129,10 +129,10 @@ let cublasScnrm2_v2_64$c: NativeFunction | undefined;
  * @param result_ out `float *`: host or device memory.
  * @remarks Since CUDA 12.5. */
 export function cublasScnrm2_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScnrm2_v2_64', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasScnrm2_v2_64', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScnrm2_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasScnrm2_v2_64', 'n', n_, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScnrm2_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasScnrm2_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasScnrm2_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasScnrm2_v2_64', 'result', result_, true);
   const status = (cublasScnrm2_v2_64$c ??= binder.native('cublasScnrm2_v2_64'))(handle, n_, x$, incx, result_$);
   if (status !== 0) throw fail('cublasScnrm2_v2_64', status);
@@ -146,7 +146,7 @@ let cublasScopy$c: NativeFunction | undefined;
  * @param y in/out `float *`: device memory.
  * @param incy in `int`. */
 export function cublasScopy(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScopy', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScopy', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasScopy', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScopy', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasScopy', 'incx', 'i32', incx);
@@ -165,12 +165,12 @@ let cublasScopy_v2_64$c: NativeFunction | undefined;
  * @param incy in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasScopy_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasScopy_v2_64', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasScopy_v2_64', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasScopy_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasScopy_v2_64', 'n', n_, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasScopy_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasScopy_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasScopy_v2_64', 'incx', incx, true);
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasScopy_v2_64', 'y', y, true);
-  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasScopy_v2_64', 'incy', incy, true);
+  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasScopy_v2_64', 'incy', incy, true);
   const status = (cublasScopy_v2_64$c ??= binder.native('cublasScopy_v2_64'))(handle, n_, x$, incx, y$, incy);
   if (status !== 0) throw fail('cublasScopy_v2_64', status);
 }

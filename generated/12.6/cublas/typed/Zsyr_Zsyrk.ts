@@ -27,7 +27,7 @@ function bind$cublasZsyr(): typeof cublasZsyr {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZsyr(handle, uplo, n_, alpha, x, incx, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZsyr', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsyr', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasZsyr', 'alpha', 'c128', 'either', alpha, s$slot0);
@@ -60,7 +60,7 @@ function bind$cublasZsyr2(): typeof cublasZsyr2 {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZsyr2(handle, uplo, n_, alpha, x, incx, y, incy, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr2', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZsyr2', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr2', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsyr2', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasZsyr2', 'alpha', 'c128', 'either', alpha, s$slot0);
@@ -96,16 +96,16 @@ function bind$cublasZsyr2_v2_64(): typeof cublasZsyr2_v2_64 {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZsyr2_v2_64(handle, uplo, n_, alpha, x, incx, y, incy, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr2_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZsyr2_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr2_v2_64', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsyr2_v2_64', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZsyr2_v2_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasZsyr2_v2_64', 'alpha', 'c128', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZsyr2_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZsyr2_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZsyr2_v2_64', 'incx', incx, true);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZsyr2_v2_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZsyr2_v2_64', 'incy', incy, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasZsyr2_v2_64', 'incy', incy, true);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZsyr2_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZsyr2_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasZsyr2_v2_64', 'lda', lda, true);
     const status = (native$ ??= binder.native('cublasZsyr2_v2_64'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, A$, lda);
     if (status !== 0) throw fail('cublasZsyr2_v2_64', status);
   };
@@ -134,7 +134,7 @@ function bind$cublasZsyr2k(): typeof cublasZsyr2k {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZsyr2k(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr2k', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZsyr2k', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr2k', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZsyr2k', 'trans', 'i32', trans);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsyr2k', 'n', 'i32', n_);
@@ -176,19 +176,19 @@ function bind$cublasZsyr2k_v2_64(): typeof cublasZsyr2k_v2_64 {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZsyr2k_v2_64(handle, uplo, trans, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr2k_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZsyr2k_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr2k_v2_64', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZsyr2k_v2_64', 'trans', 'i32', trans);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsyr2k_v2_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZsyr2k_v2_64', 'k', k, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZsyr2k_v2_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasZsyr2k_v2_64', 'k', k, true);
     const alpha$ = scalarArg('cublasZsyr2k_v2_64', 'alpha', 'c128', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZsyr2k_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZsyr2k_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasZsyr2k_v2_64', 'lda', lda, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasZsyr2k_v2_64', 'B', B, true);
-    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasZsyr2k_v2_64', 'ldb', ldb, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasZsyr2k_v2_64', 'ldb', ldb, true);
     const beta$ = scalarArg('cublasZsyr2k_v2_64', 'beta', 'c128', 'either', beta, s$slot2);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasZsyr2k_v2_64', 'C', C, true);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZsyr2k_v2_64', 'ldc', ldc, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasZsyr2k_v2_64', 'ldc', ldc, true);
     const status = (native$ ??= binder.native('cublasZsyr2k_v2_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, B$, ldb, beta$, C$, ldc);
     if (status !== 0) throw fail('cublasZsyr2k_v2_64', status);
   };
@@ -213,14 +213,14 @@ function bind$cublasZsyr_v2_64(): typeof cublasZsyr_v2_64 {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZsyr_v2_64(handle, uplo, n_, alpha, x, incx, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyr_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZsyr_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyr_v2_64', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsyr_v2_64', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZsyr_v2_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasZsyr_v2_64', 'alpha', 'c128', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZsyr_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZsyr_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZsyr_v2_64', 'incx', incx, true);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZsyr_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZsyr_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasZsyr_v2_64', 'lda', lda, true);
     const status = (native$ ??= binder.native('cublasZsyr_v2_64'))(handle, uplo, n_, alpha$, x$, incx, A$, lda);
     if (status !== 0) throw fail('cublasZsyr_v2_64', status);
   };
@@ -247,7 +247,7 @@ function bind$cublasZsyrk(): typeof cublasZsyrk {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZsyrk(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyrk', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZsyrk', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyrk', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZsyrk', 'trans', 'i32', trans);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZsyrk', 'n', 'i32', n_);
@@ -285,17 +285,17 @@ function bind$cublasZsyrk_v2_64(): typeof cublasZsyrk_v2_64 {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZsyrk_v2_64(handle, uplo, trans, n_, k, alpha, A, lda, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZsyrk_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZsyrk_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZsyrk_v2_64', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasZsyrk_v2_64', 'trans', 'i32', trans);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZsyrk_v2_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasZsyrk_v2_64', 'k', k, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZsyrk_v2_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasZsyrk_v2_64', 'k', k, true);
     const alpha$ = scalarArg('cublasZsyrk_v2_64', 'alpha', 'c128', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZsyrk_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasZsyrk_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasZsyrk_v2_64', 'lda', lda, true);
     const beta$ = scalarArg('cublasZsyrk_v2_64', 'beta', 'c128', 'either', beta, s$slot2);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasZsyrk_v2_64', 'C', C, true);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasZsyrk_v2_64', 'ldc', ldc, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasZsyrk_v2_64', 'ldc', ldc, true);
     const status = (native$ ??= binder.native('cublasZsyrk_v2_64'))(handle, uplo, trans, n_, k, alpha$, A$, lda, beta$, C$, ldc);
     if (status !== 0) throw fail('cublasZsyrk_v2_64', status);
   };

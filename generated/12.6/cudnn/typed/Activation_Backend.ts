@@ -31,17 +31,17 @@ function bind$cudnnActivationBackward(): typeof cudnnActivationBackward {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnActivationBackward(handle, activationDesc, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnActivationBackward', 'handle', handle, true) as typeof handle;
-    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnActivationBackward', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnActivationBackward', 'handle', handle, true) as typeof handle;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnActivationBackward', 'activationDesc', activationDesc, true) as typeof activationDesc;
     const alpha$ = scalarArg('cudnnActivationBackward', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnActivationBackward', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnActivationBackward', 'yDesc', yDesc, true) as typeof yDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnActivationBackward', 'y', y, true);
-    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnActivationBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnActivationBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
     const dy$ = typeof dy === 'number' && dy >= 0 && dy <= 9007199254740991 && dy % 1 === 0 ? dy : deviceArg('cudnnActivationBackward', 'dy', dy, true);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnActivationBackward', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnActivationBackward', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnActivationBackward', 'x', x, true);
     const beta$ = scalarArg('cudnnActivationBackward', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnActivationBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || Math.floor(dxDesc) !== dxDesc) dxDesc = addressArg('cudnnActivationBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
     const dx$ = typeof dx === 'number' && dx >= 0 && dx <= 9007199254740991 && dx % 1 === 0 ? dx : deviceArg('cudnnActivationBackward', 'dx', dx, true);
     const status = (native$ ??= binder.native('cudnnActivationBackward'))(handle, activationDesc, alpha$, yDesc, y$, dyDesc, dy$, xDesc, x$, beta$, dxDesc, dx$);
     if (status !== 0) throw fail('cudnnActivationBackward', status);
@@ -66,13 +66,13 @@ function bind$cudnnActivationForward(): typeof cudnnActivationForward {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnActivationForward(handle, activationDesc, alpha, xDesc, x, beta, yDesc, y) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnActivationForward', 'handle', handle, true) as typeof handle;
-    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnActivationForward', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnActivationForward', 'handle', handle, true) as typeof handle;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnActivationForward', 'activationDesc', activationDesc, true) as typeof activationDesc;
     const alpha$ = scalarArg('cudnnActivationForward', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnActivationForward', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnActivationForward', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnActivationForward', 'x', x, true);
     const beta$ = scalarArg('cudnnActivationForward', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnActivationForward', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnActivationForward', 'yDesc', yDesc, true) as typeof yDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnActivationForward', 'y', y, true);
     const status = (native$ ??= binder.native('cudnnActivationForward'))(handle, activationDesc, alpha$, xDesc, x$, beta$, yDesc, y$);
     if (status !== 0) throw fail('cudnnActivationForward', status);
@@ -96,12 +96,12 @@ function bind$cudnnAddTensor(): typeof cudnnAddTensor {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnAddTensor(handle, alpha, aDesc, A, beta, cDesc, C) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnAddTensor', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnAddTensor', 'handle', handle, true) as typeof handle;
     const alpha$ = scalarArg('cudnnAddTensor', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnAddTensor', 'aDesc', aDesc, true) as typeof aDesc;
+    if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || Math.floor(aDesc) !== aDesc) aDesc = addressArg('cudnnAddTensor', 'aDesc', aDesc, true) as typeof aDesc;
     pointerArg('cudnnAddTensor', 'A', A, true);
     const beta$ = scalarArg('cudnnAddTensor', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnAddTensor', 'cDesc', cDesc, true) as typeof cDesc;
+    if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || Math.floor(cDesc) !== cDesc) cDesc = addressArg('cudnnAddTensor', 'cDesc', cDesc, true) as typeof cDesc;
     pointerArg('cudnnAddTensor', 'C', C, true);
     const status = (native$ ??= binder.native('cudnnAddTensor'))(handle, alpha$, aDesc, A, beta$, cDesc, C);
     if (status !== 0) throw fail('cudnnAddTensor', status);
@@ -152,7 +152,7 @@ let cudnnBackendExecute$c: NativeFunction | undefined;
  * @param executionPlan in/out `cudnnBackendDescriptor_t`: address or host buffer.
  * @param variantPack in/out `cudnnBackendDescriptor_t`: address or host buffer. */
 export function cudnnBackendExecute(handle: T.cudnnHandle_t | null, executionPlan: T.Pointer, variantPack: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBackendExecute', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBackendExecute', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnBackendExecute', 'executionPlan', executionPlan, true);
   pointerArg('cudnnBackendExecute', 'variantPack', variantPack, true);
   const status = (cudnnBackendExecute$c ??= binder.native('cudnnBackendExecute'))(handle, executionPlan, variantPack);
@@ -186,7 +186,7 @@ function bind$cudnnBackendGetAttribute(): typeof cudnnBackendGetAttribute {
     pointerArg('cudnnBackendGetAttribute', 'descriptor', descriptor, true);
     if (typeof attributeName !== 'number' || (attributeName | 0) !== attributeName) throw intError('cudnnBackendGetAttribute', 'attributeName', 'i32', attributeName);
     if (typeof attributeType !== 'number' || (attributeType | 0) !== attributeType) throw intError('cudnnBackendGetAttribute', 'attributeType', 'i32', attributeType);
-    if (typeof requestedElementCount !== 'number' || !(requestedElementCount >= -9007199254740991 && requestedElementCount <= 9007199254740991) || requestedElementCount % 1 !== 0) int64Arg('cudnnBackendGetAttribute', 'requestedElementCount', requestedElementCount, true);
+    if (typeof requestedElementCount !== 'number' || !(requestedElementCount >= -9007199254740991 && requestedElementCount <= 9007199254740991) || Math.floor(requestedElementCount) !== requestedElementCount) int64Arg('cudnnBackendGetAttribute', 'requestedElementCount', requestedElementCount, true);
     s$f64[0] = 0;
     hostArg('cudnnBackendGetAttribute', 'arrayOfElements', arrayOfElements, true);
     const status = (native$ ??= binder.native('cudnnBackendGetAttribute'))(descriptor, attributeName, attributeType, requestedElementCount, s$bytes, arrayOfElements);
@@ -209,10 +209,10 @@ let cudnnBackendPopulateCudaGraph$c: NativeFunction | undefined;
  * @param variantPack in/out `cudnnBackendDescriptor_t`: address or host buffer.
  * @param graph in `cudaGraph_t`. */
 export function cudnnBackendPopulateCudaGraph(handle: T.cudnnHandle_t | null, executionPlan: T.Pointer, variantPack: T.Pointer, graph: T.cudaGraph_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBackendPopulateCudaGraph', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBackendPopulateCudaGraph', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnBackendPopulateCudaGraph', 'executionPlan', executionPlan, true);
   pointerArg('cudnnBackendPopulateCudaGraph', 'variantPack', variantPack, true);
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudnnBackendPopulateCudaGraph', 'graph', graph, true) as typeof graph;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudnnBackendPopulateCudaGraph', 'graph', graph, true) as typeof graph;
   const status = (cudnnBackendPopulateCudaGraph$c ??= binder.native('cudnnBackendPopulateCudaGraph'))(handle, executionPlan, variantPack, graph);
   if (status !== 0) throw fail('cudnnBackendPopulateCudaGraph', status);
 }
@@ -227,7 +227,7 @@ export function cudnnBackendSetAttribute(descriptor: T.Pointer, attributeName: T
   pointerArg('cudnnBackendSetAttribute', 'descriptor', descriptor, true);
   if (typeof attributeName !== 'number' || (attributeName | 0) !== attributeName) throw intError('cudnnBackendSetAttribute', 'attributeName', 'i32', attributeName);
   if (typeof attributeType !== 'number' || (attributeType | 0) !== attributeType) throw intError('cudnnBackendSetAttribute', 'attributeType', 'i32', attributeType);
-  if (typeof elementCount !== 'number' || !(elementCount >= -9007199254740991 && elementCount <= 9007199254740991) || elementCount % 1 !== 0) int64Arg('cudnnBackendSetAttribute', 'elementCount', elementCount, true);
+  if (typeof elementCount !== 'number' || !(elementCount >= -9007199254740991 && elementCount <= 9007199254740991) || Math.floor(elementCount) !== elementCount) int64Arg('cudnnBackendSetAttribute', 'elementCount', elementCount, true);
   hostArg('cudnnBackendSetAttribute', 'arrayOfElements', arrayOfElements, true);
   const status = (cudnnBackendSetAttribute$c ??= binder.native('cudnnBackendSetAttribute'))(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
   if (status !== 0) throw fail('cudnnBackendSetAttribute', status);
@@ -239,10 +239,10 @@ let cudnnBackendUpdateCudaGraph$c: NativeFunction | undefined;
  * @param variantPack in/out `cudnnBackendDescriptor_t`: address or host buffer.
  * @param graph in `cudaGraph_t`. */
 export function cudnnBackendUpdateCudaGraph(handle: T.cudnnHandle_t | null, executionPlan: T.Pointer, variantPack: T.Pointer, graph: T.cudaGraph_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBackendUpdateCudaGraph', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBackendUpdateCudaGraph', 'handle', handle, true) as typeof handle;
   pointerArg('cudnnBackendUpdateCudaGraph', 'executionPlan', executionPlan, true);
   pointerArg('cudnnBackendUpdateCudaGraph', 'variantPack', variantPack, true);
-  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudnnBackendUpdateCudaGraph', 'graph', graph, true) as typeof graph;
+  if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudnnBackendUpdateCudaGraph', 'graph', graph, true) as typeof graph;
   const status = (cudnnBackendUpdateCudaGraph$c ??= binder.native('cudnnBackendUpdateCudaGraph'))(handle, executionPlan, variantPack, graph);
   if (status !== 0) throw fail('cudnnBackendUpdateCudaGraph', status);
 }

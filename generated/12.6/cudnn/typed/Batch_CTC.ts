@@ -38,19 +38,19 @@ function bind$cudnnBatchNormalizationBackward(): typeof cudnnBatchNormalizationB
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3);
   let native$: NativeFunction | undefined;
   return function cudnnBatchNormalizationBackward(handle, mode, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, x, dyDesc, dy, dxDesc, dx, dBnScaleBiasDesc, bnScale, dBnScaleResult, dBnBiasResult, epsilon, savedMean, savedInvVariance) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationBackward', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBatchNormalizationBackward', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationBackward', 'mode', 'i32', mode);
     const alphaDataDiff$ = scalarArg('cudnnBatchNormalizationBackward', 'alphaDataDiff', 'untyped', 'host', alphaDataDiff, s$slot0);
     const betaDataDiff$ = scalarArg('cudnnBatchNormalizationBackward', 'betaDataDiff', 'untyped', 'host', betaDataDiff, s$slot1);
     const alphaParamDiff$ = scalarArg('cudnnBatchNormalizationBackward', 'alphaParamDiff', 'untyped', 'host', alphaParamDiff, s$slot2);
     const betaParamDiff$ = scalarArg('cudnnBatchNormalizationBackward', 'betaParamDiff', 'untyped', 'host', betaParamDiff, s$slot3);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnBatchNormalizationBackward', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnBatchNormalizationBackward', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnBatchNormalizationBackward', 'x', x, true);
-    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnBatchNormalizationBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnBatchNormalizationBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
     const dy$ = typeof dy === 'number' && dy >= 0 && dy <= 9007199254740991 && dy % 1 === 0 ? dy : deviceArg('cudnnBatchNormalizationBackward', 'dy', dy, true);
-    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnBatchNormalizationBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || Math.floor(dxDesc) !== dxDesc) dxDesc = addressArg('cudnnBatchNormalizationBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
     const dx$ = typeof dx === 'number' && dx >= 0 && dx <= 9007199254740991 && dx % 1 === 0 ? dx : deviceArg('cudnnBatchNormalizationBackward', 'dx', dx, true);
-    if (typeof dBnScaleBiasDesc !== 'number' || !(dBnScaleBiasDesc >= 0 && dBnScaleBiasDesc <= 9007199254740991) || dBnScaleBiasDesc % 1 !== 0) dBnScaleBiasDesc = addressArg('cudnnBatchNormalizationBackward', 'dBnScaleBiasDesc', dBnScaleBiasDesc, true) as typeof dBnScaleBiasDesc;
+    if (typeof dBnScaleBiasDesc !== 'number' || !(dBnScaleBiasDesc >= 0 && dBnScaleBiasDesc <= 9007199254740991) || Math.floor(dBnScaleBiasDesc) !== dBnScaleBiasDesc) dBnScaleBiasDesc = addressArg('cudnnBatchNormalizationBackward', 'dBnScaleBiasDesc', dBnScaleBiasDesc, true) as typeof dBnScaleBiasDesc;
     const bnScale$ = typeof bnScale === 'number' && bnScale >= 0 && bnScale <= 9007199254740991 && bnScale % 1 === 0 ? bnScale : deviceArg('cudnnBatchNormalizationBackward', 'bnScale', bnScale, true);
     pointerArg('cudnnBatchNormalizationBackward', 'dBnScaleResult', dBnScaleResult, true);
     pointerArg('cudnnBatchNormalizationBackward', 'dBnBiasResult', dBnBiasResult, true);
@@ -102,24 +102,24 @@ function bind$cudnnBatchNormalizationBackwardEx(): typeof cudnnBatchNormalizatio
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3);
   let native$: NativeFunction | undefined;
   return function cudnnBatchNormalizationBackwardEx(handle, mode, bnOps, alphaDataDiff, betaDataDiff, alphaParamDiff, betaParamDiff, xDesc, xData, yDesc, yData, dyDesc, dyData, dzDesc, dzData, dxDesc, dxData, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean, savedInvVariance, activationDesc, workSpace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationBackwardEx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBatchNormalizationBackwardEx', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationBackwardEx', 'mode', 'i32', mode);
     if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnBatchNormalizationBackwardEx', 'bnOps', 'i32', bnOps);
     const alphaDataDiff$ = scalarArg('cudnnBatchNormalizationBackwardEx', 'alphaDataDiff', 'untyped', 'host', alphaDataDiff, s$slot0);
     const betaDataDiff$ = scalarArg('cudnnBatchNormalizationBackwardEx', 'betaDataDiff', 'untyped', 'host', betaDataDiff, s$slot1);
     const alphaParamDiff$ = scalarArg('cudnnBatchNormalizationBackwardEx', 'alphaParamDiff', 'untyped', 'host', alphaParamDiff, s$slot2);
     const betaParamDiff$ = scalarArg('cudnnBatchNormalizationBackwardEx', 'betaParamDiff', 'untyped', 'host', betaParamDiff, s$slot3);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'xDesc', xDesc, true) as typeof xDesc;
     const xData$ = typeof xData === 'number' && xData >= 0 && xData <= 9007199254740991 && xData % 1 === 0 ? xData : deviceArg('cudnnBatchNormalizationBackwardEx', 'xData', xData, true);
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'yDesc', yDesc, true) as typeof yDesc;
     const yData$ = typeof yData === 'number' && yData >= 0 && yData <= 9007199254740991 && yData % 1 === 0 ? yData : deviceArg('cudnnBatchNormalizationBackwardEx', 'yData', yData, true);
-    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'dyDesc', dyDesc, true) as typeof dyDesc;
     const dyData$ = typeof dyData === 'number' && dyData >= 0 && dyData <= 9007199254740991 && dyData % 1 === 0 ? dyData : deviceArg('cudnnBatchNormalizationBackwardEx', 'dyData', dyData, true);
-    if (typeof dzDesc !== 'number' || !(dzDesc >= 0 && dzDesc <= 9007199254740991) || dzDesc % 1 !== 0) dzDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'dzDesc', dzDesc, true) as typeof dzDesc;
+    if (typeof dzDesc !== 'number' || !(dzDesc >= 0 && dzDesc <= 9007199254740991) || Math.floor(dzDesc) !== dzDesc) dzDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'dzDesc', dzDesc, true) as typeof dzDesc;
     const dzData$ = typeof dzData === 'number' && dzData >= 0 && dzData <= 9007199254740991 && dzData % 1 === 0 ? dzData : deviceArg('cudnnBatchNormalizationBackwardEx', 'dzData', dzData, true);
-    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || Math.floor(dxDesc) !== dxDesc) dxDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'dxDesc', dxDesc, true) as typeof dxDesc;
     const dxData$ = typeof dxData === 'number' && dxData >= 0 && dxData <= 9007199254740991 && dxData % 1 === 0 ? dxData : deviceArg('cudnnBatchNormalizationBackwardEx', 'dxData', dxData, true);
-    if (typeof dBnScaleBiasDesc !== 'number' || !(dBnScaleBiasDesc >= 0 && dBnScaleBiasDesc <= 9007199254740991) || dBnScaleBiasDesc % 1 !== 0) dBnScaleBiasDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'dBnScaleBiasDesc', dBnScaleBiasDesc, true) as typeof dBnScaleBiasDesc;
+    if (typeof dBnScaleBiasDesc !== 'number' || !(dBnScaleBiasDesc >= 0 && dBnScaleBiasDesc <= 9007199254740991) || Math.floor(dBnScaleBiasDesc) !== dBnScaleBiasDesc) dBnScaleBiasDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'dBnScaleBiasDesc', dBnScaleBiasDesc, true) as typeof dBnScaleBiasDesc;
     pointerArg('cudnnBatchNormalizationBackwardEx', 'bnScaleData', bnScaleData, true);
     pointerArg('cudnnBatchNormalizationBackwardEx', 'bnBiasData', bnBiasData, true);
     pointerArg('cudnnBatchNormalizationBackwardEx', 'dBnScaleData', dBnScaleData, true);
@@ -127,11 +127,11 @@ function bind$cudnnBatchNormalizationBackwardEx(): typeof cudnnBatchNormalizatio
     if (typeof epsilon !== 'number') throw argError('cudnnBatchNormalizationBackwardEx', 'epsilon', 'a number', epsilon);
     const savedMean$ = typeof savedMean === 'number' && savedMean >= 0 && savedMean <= 9007199254740991 && savedMean % 1 === 0 ? savedMean : deviceArg('cudnnBatchNormalizationBackwardEx', 'savedMean', savedMean, true);
     const savedInvVariance$ = typeof savedInvVariance === 'number' && savedInvVariance >= 0 && savedInvVariance <= 9007199254740991 && savedInvVariance % 1 === 0 ? savedInvVariance : deviceArg('cudnnBatchNormalizationBackwardEx', 'savedInvVariance', savedInvVariance, true);
-    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnBatchNormalizationBackwardEx', 'activationDesc', activationDesc, true) as typeof activationDesc;
     const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnBatchNormalizationBackwardEx', 'workSpace', workSpace, true);
-    if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnBatchNormalizationBackwardEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+    if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || Math.floor(workSpaceSizeInBytes) !== workSpaceSizeInBytes) int64Arg('cudnnBatchNormalizationBackwardEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
     const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnBatchNormalizationBackwardEx', 'reserveSpace', reserveSpace, true);
-    if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnBatchNormalizationBackwardEx', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
+    if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || Math.floor(reserveSpaceSizeInBytes) !== reserveSpaceSizeInBytes) int64Arg('cudnnBatchNormalizationBackwardEx', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
     const status = (native$ ??= binder.native('cudnnBatchNormalizationBackwardEx'))(handle, mode, bnOps, alphaDataDiff$, betaDataDiff$, alphaParamDiff$, betaParamDiff$, xDesc, xData$, yDesc, yData$, dyDesc, dyData$, dzDesc, dzData$, dxDesc, dxData$, dBnScaleBiasDesc, bnScaleData, bnBiasData, dBnScaleData, dBnBiasData, epsilon, savedMean$, savedInvVariance$, activationDesc, workSpace$, workSpaceSizeInBytes, reserveSpace$, reserveSpaceSizeInBytes);
     if (status !== 0) throw fail('cudnnBatchNormalizationBackwardEx', status);
   };
@@ -161,15 +161,15 @@ function bind$cudnnBatchNormalizationForwardInference(): typeof cudnnBatchNormal
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnBatchNormalizationForwardInference(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, estimatedMean, estimatedVariance, epsilon) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationForwardInference', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBatchNormalizationForwardInference', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardInference', 'mode', 'i32', mode);
     const alpha$ = scalarArg('cudnnBatchNormalizationForwardInference', 'alpha', 'untyped', 'host', alpha, s$slot0);
     const beta$ = scalarArg('cudnnBatchNormalizationForwardInference', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnBatchNormalizationForwardInference', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnBatchNormalizationForwardInference', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnBatchNormalizationForwardInference', 'x', x, true);
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnBatchNormalizationForwardInference', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnBatchNormalizationForwardInference', 'yDesc', yDesc, true) as typeof yDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnBatchNormalizationForwardInference', 'y', y, true);
-    if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || bnScaleBiasMeanVarDesc % 1 !== 0) bnScaleBiasMeanVarDesc = addressArg('cudnnBatchNormalizationForwardInference', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
+    if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || Math.floor(bnScaleBiasMeanVarDesc) !== bnScaleBiasMeanVarDesc) bnScaleBiasMeanVarDesc = addressArg('cudnnBatchNormalizationForwardInference', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
     const bnScale$ = typeof bnScale === 'number' && bnScale >= 0 && bnScale <= 9007199254740991 && bnScale % 1 === 0 ? bnScale : deviceArg('cudnnBatchNormalizationForwardInference', 'bnScale', bnScale, true);
     const bnBias$ = typeof bnBias === 'number' && bnBias >= 0 && bnBias <= 9007199254740991 && bnBias % 1 === 0 ? bnBias : deviceArg('cudnnBatchNormalizationForwardInference', 'bnBias', bnBias, true);
     const estimatedMean$ = typeof estimatedMean === 'number' && estimatedMean >= 0 && estimatedMean <= 9007199254740991 && estimatedMean % 1 === 0 ? estimatedMean : deviceArg('cudnnBatchNormalizationForwardInference', 'estimatedMean', estimatedMean, true);
@@ -207,15 +207,15 @@ function bind$cudnnBatchNormalizationForwardTraining(): typeof cudnnBatchNormali
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnBatchNormalizationForwardTraining(handle, mode, alpha, beta, xDesc, x, yDesc, y, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationForwardTraining', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBatchNormalizationForwardTraining', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardTraining', 'mode', 'i32', mode);
     const alpha$ = scalarArg('cudnnBatchNormalizationForwardTraining', 'alpha', 'untyped', 'host', alpha, s$slot0);
     const beta$ = scalarArg('cudnnBatchNormalizationForwardTraining', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnBatchNormalizationForwardTraining', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnBatchNormalizationForwardTraining', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnBatchNormalizationForwardTraining', 'x', x, true);
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnBatchNormalizationForwardTraining', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnBatchNormalizationForwardTraining', 'yDesc', yDesc, true) as typeof yDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnBatchNormalizationForwardTraining', 'y', y, true);
-    if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || bnScaleBiasMeanVarDesc % 1 !== 0) bnScaleBiasMeanVarDesc = addressArg('cudnnBatchNormalizationForwardTraining', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
+    if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || Math.floor(bnScaleBiasMeanVarDesc) !== bnScaleBiasMeanVarDesc) bnScaleBiasMeanVarDesc = addressArg('cudnnBatchNormalizationForwardTraining', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
     const bnScale$ = typeof bnScale === 'number' && bnScale >= 0 && bnScale <= 9007199254740991 && bnScale % 1 === 0 ? bnScale : deviceArg('cudnnBatchNormalizationForwardTraining', 'bnScale', bnScale, true);
     const bnBias$ = typeof bnBias === 'number' && bnBias >= 0 && bnBias <= 9007199254740991 && bnBias % 1 === 0 ? bnBias : deviceArg('cudnnBatchNormalizationForwardTraining', 'bnBias', bnBias, true);
     if (typeof exponentialAverageFactor !== 'number') throw argError('cudnnBatchNormalizationForwardTraining', 'exponentialAverageFactor', 'a number', exponentialAverageFactor);
@@ -264,18 +264,18 @@ function bind$cudnnBatchNormalizationForwardTrainingEx(): typeof cudnnBatchNorma
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnBatchNormalizationForwardTrainingEx(handle, mode, bnOps, alpha, beta, xDesc, xData, zDesc, zData, yDesc, yData, bnScaleBiasMeanVarDesc, bnScale, bnBias, exponentialAverageFactor, resultRunningMean, resultRunningVariance, epsilon, resultSaveMean, resultSaveInvVariance, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace, reserveSpaceSizeInBytes) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnBatchNormalizationForwardTrainingEx', 'mode', 'i32', mode);
     if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnBatchNormalizationForwardTrainingEx', 'bnOps', 'i32', bnOps);
     const alpha$ = scalarArg('cudnnBatchNormalizationForwardTrainingEx', 'alpha', 'untyped', 'host', alpha, s$slot0);
     const beta$ = scalarArg('cudnnBatchNormalizationForwardTrainingEx', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'xDesc', xDesc, true) as typeof xDesc;
     const xData$ = typeof xData === 'number' && xData >= 0 && xData <= 9007199254740991 && xData % 1 === 0 ? xData : deviceArg('cudnnBatchNormalizationForwardTrainingEx', 'xData', xData, true);
-    if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'zDesc', zDesc, true) as typeof zDesc;
+    if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || Math.floor(zDesc) !== zDesc) zDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'zDesc', zDesc, true) as typeof zDesc;
     const zData$ = typeof zData === 'number' && zData >= 0 && zData <= 9007199254740991 && zData % 1 === 0 ? zData : deviceArg('cudnnBatchNormalizationForwardTrainingEx', 'zData', zData, true);
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'yDesc', yDesc, true) as typeof yDesc;
     const yData$ = typeof yData === 'number' && yData >= 0 && yData <= 9007199254740991 && yData % 1 === 0 ? yData : deviceArg('cudnnBatchNormalizationForwardTrainingEx', 'yData', yData, true);
-    if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || bnScaleBiasMeanVarDesc % 1 !== 0) bnScaleBiasMeanVarDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
+    if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || Math.floor(bnScaleBiasMeanVarDesc) !== bnScaleBiasMeanVarDesc) bnScaleBiasMeanVarDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
     const bnScale$ = typeof bnScale === 'number' && bnScale >= 0 && bnScale <= 9007199254740991 && bnScale % 1 === 0 ? bnScale : deviceArg('cudnnBatchNormalizationForwardTrainingEx', 'bnScale', bnScale, true);
     const bnBias$ = typeof bnBias === 'number' && bnBias >= 0 && bnBias <= 9007199254740991 && bnBias % 1 === 0 ? bnBias : deviceArg('cudnnBatchNormalizationForwardTrainingEx', 'bnBias', bnBias, true);
     if (typeof exponentialAverageFactor !== 'number') throw argError('cudnnBatchNormalizationForwardTrainingEx', 'exponentialAverageFactor', 'a number', exponentialAverageFactor);
@@ -284,11 +284,11 @@ function bind$cudnnBatchNormalizationForwardTrainingEx(): typeof cudnnBatchNorma
     if (typeof epsilon !== 'number') throw argError('cudnnBatchNormalizationForwardTrainingEx', 'epsilon', 'a number', epsilon);
     const resultSaveMean$ = typeof resultSaveMean === 'number' && resultSaveMean >= 0 && resultSaveMean <= 9007199254740991 && resultSaveMean % 1 === 0 ? resultSaveMean : deviceArg('cudnnBatchNormalizationForwardTrainingEx', 'resultSaveMean', resultSaveMean, true);
     const resultSaveInvVariance$ = typeof resultSaveInvVariance === 'number' && resultSaveInvVariance >= 0 && resultSaveInvVariance <= 9007199254740991 && resultSaveInvVariance % 1 === 0 ? resultSaveInvVariance : deviceArg('cudnnBatchNormalizationForwardTrainingEx', 'resultSaveInvVariance', resultSaveInvVariance, true);
-    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnBatchNormalizationForwardTrainingEx', 'activationDesc', activationDesc, true) as typeof activationDesc;
     pointerArg('cudnnBatchNormalizationForwardTrainingEx', 'workspace', workspace, true);
-    if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnBatchNormalizationForwardTrainingEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+    if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || Math.floor(workSpaceSizeInBytes) !== workSpaceSizeInBytes) int64Arg('cudnnBatchNormalizationForwardTrainingEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
     const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnBatchNormalizationForwardTrainingEx', 'reserveSpace', reserveSpace, true);
-    if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnBatchNormalizationForwardTrainingEx', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
+    if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || Math.floor(reserveSpaceSizeInBytes) !== reserveSpaceSizeInBytes) int64Arg('cudnnBatchNormalizationForwardTrainingEx', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
     const status = (native$ ??= binder.native('cudnnBatchNormalizationForwardTrainingEx'))(handle, mode, bnOps, alpha$, beta$, xDesc, xData$, zDesc, zData$, yDesc, yData$, bnScaleBiasMeanVarDesc, bnScale$, bnBias$, exponentialAverageFactor, resultRunningMean$, resultRunningVariance$, epsilon, resultSaveMean$, resultSaveInvVariance$, activationDesc, workspace, workSpaceSizeInBytes, reserveSpace$, reserveSpaceSizeInBytes);
     if (status !== 0) throw fail('cudnnBatchNormalizationForwardTrainingEx', status);
   };
@@ -299,8 +299,8 @@ let cudnnBuildRNNDynamic$c: NativeFunction | undefined;
  * @param rnnDesc in `cudnnRNNDescriptor_t`.
  * @param miniBatch in `int`. */
 export function cudnnBuildRNNDynamic(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, miniBatch: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnBuildRNNDynamic', 'handle', handle, true) as typeof handle;
-  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnBuildRNNDynamic', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnBuildRNNDynamic', 'handle', handle, true) as typeof handle;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnBuildRNNDynamic', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   if (typeof miniBatch !== 'number' || (miniBatch | 0) !== miniBatch) throw intError('cudnnBuildRNNDynamic', 'miniBatch', 'i32', miniBatch);
   const status = (cudnnBuildRNNDynamic$c ??= binder.native('cudnnBuildRNNDynamic'))(handle, rnnDesc, miniBatch);
   if (status !== 0) throw fail('cudnnBuildRNNDynamic', status);
@@ -321,19 +321,19 @@ let cudnnCTCLoss$c: NativeFunction | undefined;
  * @param workspace in/out `void *`: address or host buffer.
  * @param workSpaceSizeInBytes in `size_t`. */
 export function cudnnCTCLoss(handle: T.cudnnHandle_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, probs: T.Pointer, hostLabels: T.Pointer, hostLabelLengths: T.Pointer, hostInputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t | null, gradients: T.Pointer, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, workspace: T.Pointer, workSpaceSizeInBytes: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnCTCLoss', 'handle', handle, true) as typeof handle;
-  if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnCTCLoss', 'probsDesc', probsDesc, true) as typeof probsDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnCTCLoss', 'handle', handle, true) as typeof handle;
+  if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || Math.floor(probsDesc) !== probsDesc) probsDesc = addressArg('cudnnCTCLoss', 'probsDesc', probsDesc, true) as typeof probsDesc;
   pointerArg('cudnnCTCLoss', 'probs', probs, true);
   pointerArg('cudnnCTCLoss', 'hostLabels', hostLabels, true);
   pointerArg('cudnnCTCLoss', 'hostLabelLengths', hostLabelLengths, true);
   pointerArg('cudnnCTCLoss', 'hostInputLengths', hostInputLengths, true);
   pointerArg('cudnnCTCLoss', 'costs', costs, true);
-  if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnCTCLoss', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
+  if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || Math.floor(gradientsDesc) !== gradientsDesc) gradientsDesc = addressArg('cudnnCTCLoss', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
   pointerArg('cudnnCTCLoss', 'gradients', gradients, true);
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnCTCLoss', 'algo', 'i32', algo);
-  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnCTCLoss', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnCTCLoss', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   pointerArg('cudnnCTCLoss', 'workspace', workspace, true);
-  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnCTCLoss', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || Math.floor(workSpaceSizeInBytes) !== workSpaceSizeInBytes) int64Arg('cudnnCTCLoss', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   const status = (cudnnCTCLoss$c ??= binder.native('cudnnCTCLoss'))(handle, probsDesc, probs, hostLabels, hostLabelLengths, hostInputLengths, costs, gradientsDesc, gradients, algo, ctcLossDesc, workspace, workSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnCTCLoss', status);
 }
@@ -353,18 +353,18 @@ let cudnnCTCLoss_v8$c: NativeFunction | undefined;
  * @param workSpaceSizeInBytes in `size_t`.
  * @param workspace in/out `void *`: address or host buffer. */
 export function cudnnCTCLoss_v8(handle: T.cudnnHandle_t | null, algo: T.cudnnCTCLossAlgo_t, ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, probsDesc: T.cudnnTensorDescriptor_t | null, probs: T.Pointer, labels: T.Pointer, labelLengths: T.Pointer, inputLengths: T.Pointer, costs: T.Pointer, gradientsDesc: T.cudnnTensorDescriptor_t | null, gradients: T.Pointer, workSpaceSizeInBytes: T.Int64, workspace: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnCTCLoss_v8', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnCTCLoss_v8', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnCTCLoss_v8', 'algo', 'i32', algo);
-  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnCTCLoss_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-  if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnCTCLoss_v8', 'probsDesc', probsDesc, true) as typeof probsDesc;
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnCTCLoss_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || Math.floor(probsDesc) !== probsDesc) probsDesc = addressArg('cudnnCTCLoss_v8', 'probsDesc', probsDesc, true) as typeof probsDesc;
   pointerArg('cudnnCTCLoss_v8', 'probs', probs, true);
   pointerArg('cudnnCTCLoss_v8', 'labels', labels, true);
   pointerArg('cudnnCTCLoss_v8', 'labelLengths', labelLengths, true);
   pointerArg('cudnnCTCLoss_v8', 'inputLengths', inputLengths, true);
   pointerArg('cudnnCTCLoss_v8', 'costs', costs, true);
-  if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnCTCLoss_v8', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
+  if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || Math.floor(gradientsDesc) !== gradientsDesc) gradientsDesc = addressArg('cudnnCTCLoss_v8', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
   pointerArg('cudnnCTCLoss_v8', 'gradients', gradients, true);
-  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnCTCLoss_v8', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || Math.floor(workSpaceSizeInBytes) !== workSpaceSizeInBytes) int64Arg('cudnnCTCLoss_v8', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   pointerArg('cudnnCTCLoss_v8', 'workspace', workspace, true);
   const status = (cudnnCTCLoss_v8$c ??= binder.native('cudnnCTCLoss_v8'))(handle, algo, ctcLossDesc, probsDesc, probs, labels, labelLengths, inputLengths, costs, gradientsDesc, gradients, workSpaceSizeInBytes, workspace);
   if (status !== 0) throw fail('cudnnCTCLoss_v8', status);

@@ -33,18 +33,18 @@ function bind$cudnnDivisiveNormalizationBackward(): typeof cudnnDivisiveNormaliz
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnDivisiveNormalizationBackward(handle, normDesc, mode, alpha, xDesc, x, means, dy, temp, temp2, beta, dXdMeansDesc, dx, dMeans) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDivisiveNormalizationBackward', 'handle', handle, true) as typeof handle;
-    if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnDivisiveNormalizationBackward', 'normDesc', normDesc, true) as typeof normDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnDivisiveNormalizationBackward', 'handle', handle, true) as typeof handle;
+    if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || Math.floor(normDesc) !== normDesc) normDesc = addressArg('cudnnDivisiveNormalizationBackward', 'normDesc', normDesc, true) as typeof normDesc;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnDivisiveNormalizationBackward', 'mode', 'i32', mode);
     const alpha$ = scalarArg('cudnnDivisiveNormalizationBackward', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnDivisiveNormalizationBackward', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnDivisiveNormalizationBackward', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnDivisiveNormalizationBackward', 'x', x, true);
     pointerArg('cudnnDivisiveNormalizationBackward', 'means', means, true);
     const dy$ = typeof dy === 'number' && dy >= 0 && dy <= 9007199254740991 && dy % 1 === 0 ? dy : deviceArg('cudnnDivisiveNormalizationBackward', 'dy', dy, true);
     pointerArg('cudnnDivisiveNormalizationBackward', 'temp', temp, true);
     pointerArg('cudnnDivisiveNormalizationBackward', 'temp2', temp2, true);
     const beta$ = scalarArg('cudnnDivisiveNormalizationBackward', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof dXdMeansDesc !== 'number' || !(dXdMeansDesc >= 0 && dXdMeansDesc <= 9007199254740991) || dXdMeansDesc % 1 !== 0) dXdMeansDesc = addressArg('cudnnDivisiveNormalizationBackward', 'dXdMeansDesc', dXdMeansDesc, true) as typeof dXdMeansDesc;
+    if (typeof dXdMeansDesc !== 'number' || !(dXdMeansDesc >= 0 && dXdMeansDesc <= 9007199254740991) || Math.floor(dXdMeansDesc) !== dXdMeansDesc) dXdMeansDesc = addressArg('cudnnDivisiveNormalizationBackward', 'dXdMeansDesc', dXdMeansDesc, true) as typeof dXdMeansDesc;
     const dx$ = typeof dx === 'number' && dx >= 0 && dx <= 9007199254740991 && dx % 1 === 0 ? dx : deviceArg('cudnnDivisiveNormalizationBackward', 'dx', dx, true);
     pointerArg('cudnnDivisiveNormalizationBackward', 'dMeans', dMeans, true);
     const status = (native$ ??= binder.native('cudnnDivisiveNormalizationBackward'))(handle, normDesc, mode, alpha$, xDesc, x$, means, dy$, temp, temp2, beta$, dXdMeansDesc, dx$, dMeans);
@@ -74,17 +74,17 @@ function bind$cudnnDivisiveNormalizationForward(): typeof cudnnDivisiveNormaliza
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnDivisiveNormalizationForward(handle, normDesc, mode, alpha, xDesc, x, means, temp, temp2, beta, yDesc, y) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDivisiveNormalizationForward', 'handle', handle, true) as typeof handle;
-    if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnDivisiveNormalizationForward', 'normDesc', normDesc, true) as typeof normDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnDivisiveNormalizationForward', 'handle', handle, true) as typeof handle;
+    if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || Math.floor(normDesc) !== normDesc) normDesc = addressArg('cudnnDivisiveNormalizationForward', 'normDesc', normDesc, true) as typeof normDesc;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnDivisiveNormalizationForward', 'mode', 'i32', mode);
     const alpha$ = scalarArg('cudnnDivisiveNormalizationForward', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnDivisiveNormalizationForward', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnDivisiveNormalizationForward', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnDivisiveNormalizationForward', 'x', x, true);
     pointerArg('cudnnDivisiveNormalizationForward', 'means', means, true);
     pointerArg('cudnnDivisiveNormalizationForward', 'temp', temp, true);
     pointerArg('cudnnDivisiveNormalizationForward', 'temp2', temp2, true);
     const beta$ = scalarArg('cudnnDivisiveNormalizationForward', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnDivisiveNormalizationForward', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnDivisiveNormalizationForward', 'yDesc', yDesc, true) as typeof yDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnDivisiveNormalizationForward', 'y', y, true);
     const status = (native$ ??= binder.native('cudnnDivisiveNormalizationForward'))(handle, normDesc, mode, alpha$, xDesc, x$, means, temp, temp2, beta$, yDesc, y$);
     if (status !== 0) throw fail('cudnnDivisiveNormalizationForward', status);
@@ -101,14 +101,14 @@ let cudnnDropoutBackward$c: NativeFunction | undefined;
  * @param reserveSpace in/out `void *`: device memory.
  * @param reserveSpaceSizeInBytes in `size_t`. */
 export function cudnnDropoutBackward(handle: T.cudnnHandle_t | null, dropoutDesc: T.cudnnDropoutDescriptor_t | null, dydesc: T.cudnnTensorDescriptor_t | null, dy: T.DeviceMemory | null, dxdesc: T.cudnnTensorDescriptor_t | null, dx: T.DeviceMemory | null, reserveSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDropoutBackward', 'handle', handle, true) as typeof handle;
-  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnDropoutBackward', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
-  if (typeof dydesc !== 'number' || !(dydesc >= 0 && dydesc <= 9007199254740991) || dydesc % 1 !== 0) dydesc = addressArg('cudnnDropoutBackward', 'dydesc', dydesc, true) as typeof dydesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnDropoutBackward', 'handle', handle, true) as typeof handle;
+  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnDropoutBackward', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
+  if (typeof dydesc !== 'number' || !(dydesc >= 0 && dydesc <= 9007199254740991) || Math.floor(dydesc) !== dydesc) dydesc = addressArg('cudnnDropoutBackward', 'dydesc', dydesc, true) as typeof dydesc;
   const dy$ = typeof dy === 'number' && dy >= 0 && dy <= 9007199254740991 && dy % 1 === 0 ? dy : deviceArg('cudnnDropoutBackward', 'dy', dy, true);
-  if (typeof dxdesc !== 'number' || !(dxdesc >= 0 && dxdesc <= 9007199254740991) || dxdesc % 1 !== 0) dxdesc = addressArg('cudnnDropoutBackward', 'dxdesc', dxdesc, true) as typeof dxdesc;
+  if (typeof dxdesc !== 'number' || !(dxdesc >= 0 && dxdesc <= 9007199254740991) || Math.floor(dxdesc) !== dxdesc) dxdesc = addressArg('cudnnDropoutBackward', 'dxdesc', dxdesc, true) as typeof dxdesc;
   const dx$ = typeof dx === 'number' && dx >= 0 && dx <= 9007199254740991 && dx % 1 === 0 ? dx : deviceArg('cudnnDropoutBackward', 'dx', dx, true);
   const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnDropoutBackward', 'reserveSpace', reserveSpace, true);
-  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnDropoutBackward', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
+  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || Math.floor(reserveSpaceSizeInBytes) !== reserveSpaceSizeInBytes) int64Arg('cudnnDropoutBackward', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
   const status = (cudnnDropoutBackward$c ??= binder.native('cudnnDropoutBackward'))(handle, dropoutDesc, dydesc, dy$, dxdesc, dx$, reserveSpace$, reserveSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnDropoutBackward', status);
 }
@@ -123,14 +123,14 @@ let cudnnDropoutForward$c: NativeFunction | undefined;
  * @param reserveSpace in/out `void *`: device memory.
  * @param reserveSpaceSizeInBytes in `size_t`. */
 export function cudnnDropoutForward(handle: T.cudnnHandle_t | null, dropoutDesc: T.cudnnDropoutDescriptor_t | null, xdesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, ydesc: T.cudnnTensorDescriptor_t | null, y: T.DeviceMemory | null, reserveSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDropoutForward', 'handle', handle, true) as typeof handle;
-  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnDropoutForward', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
-  if (typeof xdesc !== 'number' || !(xdesc >= 0 && xdesc <= 9007199254740991) || xdesc % 1 !== 0) xdesc = addressArg('cudnnDropoutForward', 'xdesc', xdesc, true) as typeof xdesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnDropoutForward', 'handle', handle, true) as typeof handle;
+  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnDropoutForward', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
+  if (typeof xdesc !== 'number' || !(xdesc >= 0 && xdesc <= 9007199254740991) || Math.floor(xdesc) !== xdesc) xdesc = addressArg('cudnnDropoutForward', 'xdesc', xdesc, true) as typeof xdesc;
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnDropoutForward', 'x', x, true);
-  if (typeof ydesc !== 'number' || !(ydesc >= 0 && ydesc <= 9007199254740991) || ydesc % 1 !== 0) ydesc = addressArg('cudnnDropoutForward', 'ydesc', ydesc, true) as typeof ydesc;
+  if (typeof ydesc !== 'number' || !(ydesc >= 0 && ydesc <= 9007199254740991) || Math.floor(ydesc) !== ydesc) ydesc = addressArg('cudnnDropoutForward', 'ydesc', ydesc, true) as typeof ydesc;
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnDropoutForward', 'y', y, true);
   const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnDropoutForward', 'reserveSpace', reserveSpace, true);
-  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnDropoutForward', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
+  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || Math.floor(reserveSpaceSizeInBytes) !== reserveSpaceSizeInBytes) int64Arg('cudnnDropoutForward', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
   const status = (cudnnDropoutForward$c ??= binder.native('cudnnDropoutForward'))(handle, dropoutDesc, xdesc, x$, ydesc, y$, reserveSpace$, reserveSpaceSizeInBytes);
   if (status !== 0) throw fail('cudnnDropoutForward', status);
 }
@@ -148,7 +148,7 @@ function bind$cudnnDropoutGetReserveSpaceSize(): typeof cudnnDropoutGetReserveSp
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnDropoutGetReserveSpaceSize(xdesc) {
-    if (typeof xdesc !== 'number' || !(xdesc >= 0 && xdesc <= 9007199254740991) || xdesc % 1 !== 0) xdesc = addressArg('cudnnDropoutGetReserveSpaceSize', 'xdesc', xdesc, true) as typeof xdesc;
+    if (typeof xdesc !== 'number' || !(xdesc >= 0 && xdesc <= 9007199254740991) || Math.floor(xdesc) !== xdesc) xdesc = addressArg('cudnnDropoutGetReserveSpaceSize', 'xdesc', xdesc, true) as typeof xdesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnDropoutGetReserveSpaceSize'))(xdesc, s$bytes);
     if (status !== 0) throw fail('cudnnDropoutGetReserveSpaceSize', status);
@@ -173,7 +173,7 @@ function bind$cudnnDropoutGetStatesSize(): typeof cudnnDropoutGetStatesSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnDropoutGetStatesSize(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDropoutGetStatesSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnDropoutGetStatesSize', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnDropoutGetStatesSize'))(handle, s$bytes);
     if (status !== 0) throw fail('cudnnDropoutGetStatesSize', status);
@@ -202,11 +202,11 @@ function bind$cudnnFindConvolutionBackwardDataAlgorithm(): typeof cudnnFindConvo
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnFindConvolutionBackwardDataAlgorithm(handle, wDesc, dyDesc, convDesc, dxDesc, requestedAlgoCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'handle', handle, true) as typeof handle;
-    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'wDesc', wDesc, true) as typeof wDesc;
-    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'dyDesc', dyDesc, true) as typeof dyDesc;
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
-    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'handle', handle, true) as typeof handle;
+    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || Math.floor(wDesc) !== wDesc) wDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'wDesc', wDesc, true) as typeof wDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || Math.floor(dxDesc) !== dxDesc) dxDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithm', 'dxDesc', dxDesc, true) as typeof dxDesc;
     if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardDataAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
     s$f64[0] = 0;
     const perfResults$ = new Uint8Array(Math.max(1, allocLength('cudnnFindConvolutionBackwardDataAlgorithm', 'requestedAlgoCount', requestedAlgoCount)) * 48);
@@ -238,18 +238,18 @@ function bind$cudnnFindConvolutionBackwardDataAlgorithmEx(): typeof cudnnFindCon
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requestedAlgoCount, workSpace, workSpaceSizeInBytes) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'handle', handle, true) as typeof handle;
-    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'wDesc', wDesc, true) as typeof wDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'handle', handle, true) as typeof handle;
+    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || Math.floor(wDesc) !== wDesc) wDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'wDesc', wDesc, true) as typeof wDesc;
     const w$ = typeof w === 'number' && w >= 0 && w <= 9007199254740991 && w % 1 === 0 ? w : deviceArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'w', w, true);
-    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dyDesc', dyDesc, true) as typeof dyDesc;
     const dy$ = typeof dy === 'number' && dy >= 0 && dy <= 9007199254740991 && dy % 1 === 0 ? dy : deviceArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dy', dy, true);
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
-    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || Math.floor(dxDesc) !== dxDesc) dxDesc = addressArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dxDesc', dxDesc, true) as typeof dxDesc;
     const dx$ = typeof dx === 'number' && dx >= 0 && dx <= 9007199254740991 && dx % 1 === 0 ? dx : deviceArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'dx', dx, true);
     if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardDataAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
     s$f64[0] = 0;
     const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'workSpace', workSpace, true);
-    if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+    if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || Math.floor(workSpaceSizeInBytes) !== workSpaceSizeInBytes) int64Arg('cudnnFindConvolutionBackwardDataAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
     const perfResults$ = new Uint8Array(Math.max(1, allocLength('cudnnFindConvolutionBackwardDataAlgorithmEx', 'requestedAlgoCount', requestedAlgoCount)) * 48);
     const status = (native$ ??= binder.native('cudnnFindConvolutionBackwardDataAlgorithmEx'))(handle, wDesc, w$, dyDesc, dy$, convDesc, dxDesc, dx$, requestedAlgoCount, s$bytes, perfResults$, workSpace$, workSpaceSizeInBytes);
     if (status !== 0) throw fail('cudnnFindConvolutionBackwardDataAlgorithmEx', status);
@@ -274,11 +274,11 @@ function bind$cudnnFindConvolutionBackwardFilterAlgorithm(): typeof cudnnFindCon
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnFindConvolutionBackwardFilterAlgorithm(handle, xDesc, dyDesc, convDesc, dwDesc, requestedAlgoCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'handle', handle, true) as typeof handle;
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'xDesc', xDesc, true) as typeof xDesc;
-    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'dyDesc', dyDesc, true) as typeof dyDesc;
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
-    if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || dwDesc % 1 !== 0) dwDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'dwDesc', dwDesc, true) as typeof dwDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'handle', handle, true) as typeof handle;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || Math.floor(dwDesc) !== dwDesc) dwDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithm', 'dwDesc', dwDesc, true) as typeof dwDesc;
     if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardFilterAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
     s$f64[0] = 0;
     const perfResults$ = new Uint8Array(Math.max(1, allocLength('cudnnFindConvolutionBackwardFilterAlgorithm', 'requestedAlgoCount', requestedAlgoCount)) * 48);
@@ -310,18 +310,18 @@ function bind$cudnnFindConvolutionBackwardFilterAlgorithmEx(): typeof cudnnFindC
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xDesc, x, dyDesc, y, convDesc, dwDesc, dw, requestedAlgoCount, workSpace, workSpaceSizeInBytes) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'handle', handle, true) as typeof handle;
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'handle', handle, true) as typeof handle;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'x', x, true);
-    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dyDesc', dyDesc, true) as typeof dyDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'y', y, true);
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
-    if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || dwDesc % 1 !== 0) dwDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dwDesc', dwDesc, true) as typeof dwDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof dwDesc !== 'number' || !(dwDesc >= 0 && dwDesc <= 9007199254740991) || Math.floor(dwDesc) !== dwDesc) dwDesc = addressArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dwDesc', dwDesc, true) as typeof dwDesc;
     const dw$ = typeof dw === 'number' && dw >= 0 && dw <= 9007199254740991 && dw % 1 === 0 ? dw : deviceArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'dw', dw, true);
     if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
     s$f64[0] = 0;
     const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'workSpace', workSpace, true);
-    if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+    if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || Math.floor(workSpaceSizeInBytes) !== workSpaceSizeInBytes) int64Arg('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
     const perfResults$ = new Uint8Array(Math.max(1, allocLength('cudnnFindConvolutionBackwardFilterAlgorithmEx', 'requestedAlgoCount', requestedAlgoCount)) * 48);
     const status = (native$ ??= binder.native('cudnnFindConvolutionBackwardFilterAlgorithmEx'))(handle, xDesc, x$, dyDesc, y$, convDesc, dwDesc, dw$, requestedAlgoCount, s$bytes, perfResults$, workSpace$, workSpaceSizeInBytes);
     if (status !== 0) throw fail('cudnnFindConvolutionBackwardFilterAlgorithmEx', status);
@@ -346,11 +346,11 @@ function bind$cudnnFindConvolutionForwardAlgorithm(): typeof cudnnFindConvolutio
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnFindConvolutionForwardAlgorithm(handle, xDesc, wDesc, convDesc, yDesc, requestedAlgoCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionForwardAlgorithm', 'handle', handle, true) as typeof handle;
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'xDesc', xDesc, true) as typeof xDesc;
-    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'wDesc', wDesc, true) as typeof wDesc;
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnFindConvolutionForwardAlgorithm', 'handle', handle, true) as typeof handle;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || Math.floor(wDesc) !== wDesc) wDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'wDesc', wDesc, true) as typeof wDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnFindConvolutionForwardAlgorithm', 'yDesc', yDesc, true) as typeof yDesc;
     if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionForwardAlgorithm', 'requestedAlgoCount', 'i32', requestedAlgoCount);
     s$f64[0] = 0;
     const perfResults$ = new Uint8Array(Math.max(1, allocLength('cudnnFindConvolutionForwardAlgorithm', 'requestedAlgoCount', requestedAlgoCount)) * 48);
@@ -382,18 +382,18 @@ function bind$cudnnFindConvolutionForwardAlgorithmEx(): typeof cudnnFindConvolut
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnFindConvolutionForwardAlgorithmEx(handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requestedAlgoCount, workSpace, workSpaceSizeInBytes) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'handle', handle, true) as typeof handle;
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'handle', handle, true) as typeof handle;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnFindConvolutionForwardAlgorithmEx', 'x', x, true);
-    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'wDesc', wDesc, true) as typeof wDesc;
+    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || Math.floor(wDesc) !== wDesc) wDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'wDesc', wDesc, true) as typeof wDesc;
     const w$ = typeof w === 'number' && w >= 0 && w <= 9007199254740991 && w % 1 === 0 ? w : deviceArg('cudnnFindConvolutionForwardAlgorithmEx', 'w', w, true);
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnFindConvolutionForwardAlgorithmEx', 'yDesc', yDesc, true) as typeof yDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnFindConvolutionForwardAlgorithmEx', 'y', y, true);
     if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnFindConvolutionForwardAlgorithmEx', 'requestedAlgoCount', 'i32', requestedAlgoCount);
     s$f64[0] = 0;
     const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnFindConvolutionForwardAlgorithmEx', 'workSpace', workSpace, true);
-    if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnFindConvolutionForwardAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+    if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || Math.floor(workSpaceSizeInBytes) !== workSpaceSizeInBytes) int64Arg('cudnnFindConvolutionForwardAlgorithmEx', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
     const perfResults$ = new Uint8Array(Math.max(1, allocLength('cudnnFindConvolutionForwardAlgorithmEx', 'requestedAlgoCount', requestedAlgoCount)) * 48);
     const status = (native$ ??= binder.native('cudnnFindConvolutionForwardAlgorithmEx'))(handle, xDesc, x$, wDesc, w$, convDesc, yDesc, y$, requestedAlgoCount, s$bytes, perfResults$, workSpace$, workSpaceSizeInBytes);
     if (status !== 0) throw fail('cudnnFindConvolutionForwardAlgorithmEx', status);

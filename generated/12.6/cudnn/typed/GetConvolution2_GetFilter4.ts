@@ -27,7 +27,7 @@ function bind$cudnnGetConvolution2dDescriptor(): typeof cudnnGetConvolution2dDes
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetConvolution2dDescriptor(convDesc, pad_h, pad_w, u, v, dilation_h, dilation_w) {
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolution2dDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolution2dDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
     pointerArg('cudnnGetConvolution2dDescriptor', 'pad_h', pad_h, true);
     pointerArg('cudnnGetConvolution2dDescriptor', 'pad_w', pad_w, true);
     pointerArg('cudnnGetConvolution2dDescriptor', 'u', u, true);
@@ -51,9 +51,9 @@ let cudnnGetConvolution2dForwardOutputDim$c: NativeFunction | undefined;
  * @param h in/out `int *`: address or host buffer.
  * @param w in/out `int *`: device memory. */
 export function cudnnGetConvolution2dForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, n_: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.DeviceMemory | null): void {
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolution2dForwardOutputDim', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || inputTensorDesc % 1 !== 0) inputTensorDesc = addressArg('cudnnGetConvolution2dForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
-  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetConvolution2dForwardOutputDim', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolution2dForwardOutputDim', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || Math.floor(inputTensorDesc) !== inputTensorDesc) inputTensorDesc = addressArg('cudnnGetConvolution2dForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnGetConvolution2dForwardOutputDim', 'filterDesc', filterDesc, true) as typeof filterDesc;
   pointerArg('cudnnGetConvolution2dForwardOutputDim', 'n', n_, true);
   pointerArg('cudnnGetConvolution2dForwardOutputDim', 'c', c, true);
   pointerArg('cudnnGetConvolution2dForwardOutputDim', 'h', h, true);
@@ -84,8 +84,8 @@ function bind$cudnnGetDropoutDescriptor(): typeof cudnnGetDropoutDescriptor {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function cudnnGetDropoutDescriptor(dropoutDesc, handle, dropout, states) {
-    if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnGetDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetDropoutDescriptor', 'handle', handle, true) as typeof handle;
+    if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnGetDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetDropoutDescriptor', 'handle', handle, true) as typeof handle;
     pointerArg('cudnnGetDropoutDescriptor', 'dropout', dropout, true);
     pointerArg('cudnnGetDropoutDescriptor', 'states', states, true);
     s$f64[0] = 0;
@@ -120,7 +120,7 @@ function bind$cudnnGetFilter4dDescriptor(): typeof cudnnGetFilter4dDescriptor {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetFilter4dDescriptor(filterDesc, k, c, h, w) {
-    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilter4dDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
+    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnGetFilter4dDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
     s$f64[0] = 0;
     s$f64[1] = 0;
     pointerArg('cudnnGetFilter4dDescriptor', 'k', k, true);
@@ -148,7 +148,7 @@ function bind$cudnnGetFilterNdDescriptor(): typeof cudnnGetFilterNdDescriptor {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetFilterNdDescriptor(filterDesc, nbDimsRequested, nbDims, filterDimA) {
-    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilterNdDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
+    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnGetFilterNdDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
     if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetFilterNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
     s$f64[0] = 0;
     s$f64[1] = 0;
@@ -173,7 +173,7 @@ function bind$cudnnGetFilterSizeInBytes(): typeof cudnnGetFilterSizeInBytes {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetFilterSizeInBytes(filterDesc) {
-    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFilterSizeInBytes', 'filterDesc', filterDesc, true) as typeof filterDesc;
+    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnGetFilterSizeInBytes', 'filterDesc', filterDesc, true) as typeof filterDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetFilterSizeInBytes'))(filterDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetFilterSizeInBytes', status);

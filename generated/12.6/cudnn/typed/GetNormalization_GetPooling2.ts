@@ -34,18 +34,18 @@ function bind$cudnnGetNormalizationBackwardWorkspaceSize(): typeof cudnnGetNorma
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetNormalizationBackwardWorkspaceSize(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, groupCnt) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'mode', 'i32', mode);
     if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'normOps', 'i32', normOps);
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'algo', 'i32', algo);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
-    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
-    if (typeof dzDesc !== 'number' || !(dzDesc >= 0 && dzDesc <= 9007199254740991) || dzDesc % 1 !== 0) dzDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dzDesc', dzDesc, true) as typeof dzDesc;
-    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
-    if (typeof dNormScaleBiasDesc !== 'number' || !(dNormScaleBiasDesc >= 0 && dNormScaleBiasDesc <= 9007199254740991) || dNormScaleBiasDesc % 1 !== 0) dNormScaleBiasDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dNormScaleBiasDesc', dNormScaleBiasDesc, true) as typeof dNormScaleBiasDesc;
-    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
-    if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof dzDesc !== 'number' || !(dzDesc >= 0 && dzDesc <= 9007199254740991) || Math.floor(dzDesc) !== dzDesc) dzDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dzDesc', dzDesc, true) as typeof dzDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || Math.floor(dxDesc) !== dxDesc) dxDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof dNormScaleBiasDesc !== 'number' || !(dNormScaleBiasDesc >= 0 && dNormScaleBiasDesc <= 9007199254740991) || Math.floor(dNormScaleBiasDesc) !== dNormScaleBiasDesc) dNormScaleBiasDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'dNormScaleBiasDesc', dNormScaleBiasDesc, true) as typeof dNormScaleBiasDesc;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || Math.floor(normMeanVarDesc) !== normMeanVarDesc) normMeanVarDesc = addressArg('cudnnGetNormalizationBackwardWorkspaceSize', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
     s$f64[0] = 0;
     if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationBackwardWorkspaceSize', 'groupCnt', 'i32', groupCnt);
     const status = (native$ ??= binder.native('cudnnGetNormalizationBackwardWorkspaceSize'))(handle, mode, normOps, algo, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dNormScaleBiasDesc, activationDesc, normMeanVarDesc, s$bytes, groupCnt);
@@ -81,16 +81,16 @@ function bind$cudnnGetNormalizationForwardTrainingWorkspaceSize(): typeof cudnnG
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetNormalizationForwardTrainingWorkspaceSize(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, groupCnt) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'mode', 'i32', mode);
     if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normOps', 'i32', normOps);
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'algo', 'i32', algo);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-    if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'zDesc', zDesc, true) as typeof zDesc;
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
-    if (typeof normScaleBiasDesc !== 'number' || !(normScaleBiasDesc >= 0 && normScaleBiasDesc <= 9007199254740991) || normScaleBiasDesc % 1 !== 0) normScaleBiasDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normScaleBiasDesc', normScaleBiasDesc, true) as typeof normScaleBiasDesc;
-    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
-    if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || normMeanVarDesc % 1 !== 0) normMeanVarDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || Math.floor(zDesc) !== zDesc) zDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'zDesc', zDesc, true) as typeof zDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof normScaleBiasDesc !== 'number' || !(normScaleBiasDesc >= 0 && normScaleBiasDesc <= 9007199254740991) || Math.floor(normScaleBiasDesc) !== normScaleBiasDesc) normScaleBiasDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normScaleBiasDesc', normScaleBiasDesc, true) as typeof normScaleBiasDesc;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof normMeanVarDesc !== 'number' || !(normMeanVarDesc >= 0 && normMeanVarDesc <= 9007199254740991) || Math.floor(normMeanVarDesc) !== normMeanVarDesc) normMeanVarDesc = addressArg('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'normMeanVarDesc', normMeanVarDesc, true) as typeof normMeanVarDesc;
     s$f64[0] = 0;
     if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationForwardTrainingWorkspaceSize', 'groupCnt', 'i32', groupCnt);
     const status = (native$ ??= binder.native('cudnnGetNormalizationForwardTrainingWorkspaceSize'))(handle, mode, normOps, algo, xDesc, zDesc, yDesc, normScaleBiasDesc, activationDesc, normMeanVarDesc, s$bytes, groupCnt);
@@ -122,12 +122,12 @@ function bind$cudnnGetNormalizationTrainingReserveSpaceSize(): typeof cudnnGetNo
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetNormalizationTrainingReserveSpaceSize(handle, mode, normOps, algo, activationDesc, xDesc, groupCnt) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'mode', 'i32', mode);
     if (typeof normOps !== 'number' || (normOps | 0) !== normOps) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'normOps', 'i32', normOps);
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'algo', 'i32', algo);
-    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnGetNormalizationTrainingReserveSpaceSize', 'xDesc', xDesc, true) as typeof xDesc;
     s$f64[0] = 0;
     if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnGetNormalizationTrainingReserveSpaceSize', 'groupCnt', 'i32', groupCnt);
     const status = (native$ ??= binder.native('cudnnGetNormalizationTrainingReserveSpaceSize'))(handle, mode, normOps, algo, activationDesc, xDesc, s$bytes, groupCnt);
@@ -152,7 +152,7 @@ function bind$cudnnGetOpTensorDescriptor(): typeof cudnnGetOpTensorDescriptor {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetOpTensorDescriptor(opTensorDesc) {
-    if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || opTensorDesc % 1 !== 0) opTensorDesc = addressArg('cudnnGetOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
+    if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || Math.floor(opTensorDesc) !== opTensorDesc) opTensorDesc = addressArg('cudnnGetOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -180,7 +180,7 @@ function bind$cudnnGetPooling2dDescriptor(): typeof cudnnGetPooling2dDescriptor 
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetPooling2dDescriptor(poolingDesc, windowHeight, windowWidth, verticalPadding, horizontalPadding, verticalStride, horizontalStride) {
-    if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPooling2dDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+    if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || Math.floor(poolingDesc) !== poolingDesc) poolingDesc = addressArg('cudnnGetPooling2dDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
     s$f64[0] = 0;
     s$f64[1] = 0;
     pointerArg('cudnnGetPooling2dDescriptor', 'windowHeight', windowHeight, true);
@@ -203,8 +203,8 @@ let cudnnGetPooling2dForwardOutputDim$c: NativeFunction | undefined;
  * @param h in/out `int *`: address or host buffer.
  * @param w in/out `int *`: device memory. */
 export function cudnnGetPooling2dForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, n_: T.Pointer, c: T.Pointer, h: T.Pointer, w: T.DeviceMemory | null): void {
-  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPooling2dForwardOutputDim', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
-  if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || inputTensorDesc % 1 !== 0) inputTensorDesc = addressArg('cudnnGetPooling2dForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
+  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || Math.floor(poolingDesc) !== poolingDesc) poolingDesc = addressArg('cudnnGetPooling2dForwardOutputDim', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+  if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || Math.floor(inputTensorDesc) !== inputTensorDesc) inputTensorDesc = addressArg('cudnnGetPooling2dForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
   pointerArg('cudnnGetPooling2dForwardOutputDim', 'n', n_, true);
   pointerArg('cudnnGetPooling2dForwardOutputDim', 'c', c, true);
   pointerArg('cudnnGetPooling2dForwardOutputDim', 'h', h, true);
@@ -230,7 +230,7 @@ function bind$cudnnGetPoolingNdDescriptor(): typeof cudnnGetPoolingNdDescriptor 
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetPoolingNdDescriptor(poolingDesc, nbDimsRequested, nbDims, windowDimA, paddingA, strideA) {
-    if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPoolingNdDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+    if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || Math.floor(poolingDesc) !== poolingDesc) poolingDesc = addressArg('cudnnGetPoolingNdDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
     if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetPoolingNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
     s$f64[0] = 0;
     s$f64[1] = 0;
@@ -250,8 +250,8 @@ let cudnnGetPoolingNdForwardOutputDim$c: NativeFunction | undefined;
  * @param nbDims in `int`.
  * @param outputTensorDimA in/out `int *`: address or host buffer. */
 export function cudnnGetPoolingNdForwardOutputDim(poolingDesc: T.cudnnPoolingDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, nbDims: number, outputTensorDimA: T.Pointer): void {
-  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnGetPoolingNdForwardOutputDim', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
-  if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || inputTensorDesc % 1 !== 0) inputTensorDesc = addressArg('cudnnGetPoolingNdForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
+  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || Math.floor(poolingDesc) !== poolingDesc) poolingDesc = addressArg('cudnnGetPoolingNdForwardOutputDim', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+  if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || Math.floor(inputTensorDesc) !== inputTensorDesc) inputTensorDesc = addressArg('cudnnGetPoolingNdForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
   if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnGetPoolingNdForwardOutputDim', 'nbDims', 'i32', nbDims);
   pointerArg('cudnnGetPoolingNdForwardOutputDim', 'outputTensorDimA', outputTensorDimA, true);
   const status = (cudnnGetPoolingNdForwardOutputDim$c ??= binder.native('cudnnGetPoolingNdForwardOutputDim'))(poolingDesc, inputTensorDesc, nbDims, outputTensorDimA);

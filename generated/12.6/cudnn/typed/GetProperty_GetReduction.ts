@@ -45,7 +45,7 @@ function bind$cudnnGetRNNDataDescriptor(): typeof cudnnGetRNNDataDescriptor {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetRNNDataDescriptor(rnnDataDesc, maxSeqLength, arrayLengthRequested, seqLengthArray, paddingFill) {
-    if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || rnnDataDesc % 1 !== 0) rnnDataDesc = addressArg('cudnnGetRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
+    if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || Math.floor(rnnDataDesc) !== rnnDataDesc) rnnDataDesc = addressArg('cudnnGetRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
     s$f64[0] = 0;
     s$f64[1] = 0;
     pointerArg('cudnnGetRNNDataDescriptor', 'maxSeqLength', maxSeqLength, true);
@@ -74,7 +74,7 @@ function bind$cudnnGetRNNDescriptor_v8(): typeof cudnnGetRNNDescriptor_v8 {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$slot9 = s.slot(9), s$slot10 = s.slot(10), s$slot11 = s.slot(11), s$i32 = s.i32, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudnnGetRNNDescriptor_v8(rnnDesc, numLayers, auxFlags) {
-    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNDescriptor_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnGetRNNDescriptor_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -110,10 +110,10 @@ function bind$cudnnGetRNNTempSpaceSizes(): typeof cudnnGetRNNTempSpaceSizes {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNTempSpaceSizes', 'handle', handle, true) as typeof handle;
-    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNTempSpaceSizes', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetRNNTempSpaceSizes', 'handle', handle, true) as typeof handle;
+    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnGetRNNTempSpaceSizes', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
     if (typeof fwdMode !== 'number' || (fwdMode | 0) !== fwdMode) throw intError('cudnnGetRNNTempSpaceSizes', 'fwdMode', 'i32', fwdMode);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetRNNTempSpaceSizes', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnGetRNNTempSpaceSizes', 'xDesc', xDesc, true) as typeof xDesc;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cudnnGetRNNTempSpaceSizes'))(handle, rnnDesc, fwdMode, xDesc, s$slot0, s$slot1);
@@ -141,15 +141,15 @@ function bind$cudnnGetRNNWeightParams(): typeof cudnnGetRNNWeightParams {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudnnGetRNNWeightParams(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, bDesc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNWeightParams', 'handle', handle, true) as typeof handle;
-    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNWeightParams', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetRNNWeightParams', 'handle', handle, true) as typeof handle;
+    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnGetRNNWeightParams', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
     if (typeof pseudoLayer !== 'number' || (pseudoLayer | 0) !== pseudoLayer) throw intError('cudnnGetRNNWeightParams', 'pseudoLayer', 'i32', pseudoLayer);
-    if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || weightSpaceSize % 1 !== 0) int64Arg('cudnnGetRNNWeightParams', 'weightSpaceSize', weightSpaceSize, false);
+    if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || Math.floor(weightSpaceSize) !== weightSpaceSize) int64Arg('cudnnGetRNNWeightParams', 'weightSpaceSize', weightSpaceSize, false);
     pointerArg('cudnnGetRNNWeightParams', 'weightSpace', weightSpace, true);
     if (typeof linLayerID !== 'number' || (linLayerID | 0) !== linLayerID) throw intError('cudnnGetRNNWeightParams', 'linLayerID', 'i32', linLayerID);
-    if (typeof mDesc !== 'number' || !(mDesc >= 0 && mDesc <= 9007199254740991) || mDesc % 1 !== 0) mDesc = addressArg('cudnnGetRNNWeightParams', 'mDesc', mDesc, true) as typeof mDesc;
+    if (typeof mDesc !== 'number' || !(mDesc >= 0 && mDesc <= 9007199254740991) || Math.floor(mDesc) !== mDesc) mDesc = addressArg('cudnnGetRNNWeightParams', 'mDesc', mDesc, true) as typeof mDesc;
     s$f64[0] = 0;
-    if (typeof bDesc !== 'number' || !(bDesc >= 0 && bDesc <= 9007199254740991) || bDesc % 1 !== 0) bDesc = addressArg('cudnnGetRNNWeightParams', 'bDesc', bDesc, true) as typeof bDesc;
+    if (typeof bDesc !== 'number' || !(bDesc >= 0 && bDesc <= 9007199254740991) || Math.floor(bDesc) !== bDesc) bDesc = addressArg('cudnnGetRNNWeightParams', 'bDesc', bDesc, true) as typeof bDesc;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cudnnGetRNNWeightParams'))(handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, mDesc, s$slot0, bDesc, s$slot1);
     if (status !== 0) throw fail('cudnnGetRNNWeightParams', status);
@@ -171,8 +171,8 @@ function bind$cudnnGetRNNWeightSpaceSize(): typeof cudnnGetRNNWeightSpaceSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetRNNWeightSpaceSize(handle, rnnDesc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetRNNWeightSpaceSize', 'handle', handle, true) as typeof handle;
-    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnGetRNNWeightSpaceSize', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetRNNWeightSpaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnGetRNNWeightSpaceSize', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetRNNWeightSpaceSize'))(handle, rnnDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetRNNWeightSpaceSize', status);
@@ -197,7 +197,7 @@ function bind$cudnnGetReduceTensorDescriptor(): typeof cudnnGetReduceTensorDescr
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetReduceTensorDescriptor(reduceTensorDesc, reduceTensorIndices) {
-    if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
+    if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || Math.floor(reduceTensorDesc) !== reduceTensorDesc) reduceTensorDesc = addressArg('cudnnGetReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -225,10 +225,10 @@ function bind$cudnnGetReductionIndicesSize(): typeof cudnnGetReductionIndicesSiz
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetReductionIndicesSize(handle, reduceTensorDesc, aDesc, cDesc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetReductionIndicesSize', 'handle', handle, true) as typeof handle;
-    if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReductionIndicesSize', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
-    if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnGetReductionIndicesSize', 'aDesc', aDesc, true) as typeof aDesc;
-    if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnGetReductionIndicesSize', 'cDesc', cDesc, true) as typeof cDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetReductionIndicesSize', 'handle', handle, true) as typeof handle;
+    if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || Math.floor(reduceTensorDesc) !== reduceTensorDesc) reduceTensorDesc = addressArg('cudnnGetReductionIndicesSize', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
+    if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || Math.floor(aDesc) !== aDesc) aDesc = addressArg('cudnnGetReductionIndicesSize', 'aDesc', aDesc, true) as typeof aDesc;
+    if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || Math.floor(cDesc) !== cDesc) cDesc = addressArg('cudnnGetReductionIndicesSize', 'cDesc', cDesc, true) as typeof cDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetReductionIndicesSize'))(handle, reduceTensorDesc, aDesc, cDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetReductionIndicesSize', status);
@@ -256,10 +256,10 @@ function bind$cudnnGetReductionWorkspaceSize(): typeof cudnnGetReductionWorkspac
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetReductionWorkspaceSize(handle, reduceTensorDesc, aDesc, cDesc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetReductionWorkspaceSize', 'handle', handle, true) as typeof handle;
-    if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnGetReductionWorkspaceSize', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
-    if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnGetReductionWorkspaceSize', 'aDesc', aDesc, true) as typeof aDesc;
-    if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnGetReductionWorkspaceSize', 'cDesc', cDesc, true) as typeof cDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetReductionWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || Math.floor(reduceTensorDesc) !== reduceTensorDesc) reduceTensorDesc = addressArg('cudnnGetReductionWorkspaceSize', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
+    if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || Math.floor(aDesc) !== aDesc) aDesc = addressArg('cudnnGetReductionWorkspaceSize', 'aDesc', aDesc, true) as typeof aDesc;
+    if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || Math.floor(cDesc) !== cDesc) cDesc = addressArg('cudnnGetReductionWorkspaceSize', 'cDesc', cDesc, true) as typeof cDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetReductionWorkspaceSize'))(handle, reduceTensorDesc, aDesc, cDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetReductionWorkspaceSize', status);

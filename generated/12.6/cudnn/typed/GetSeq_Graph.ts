@@ -28,14 +28,14 @@ function bind$cudnnGetSeqDataDescriptor(): typeof cudnnGetSeqDataDescriptor {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudnnGetSeqDataDescriptor(seqDataDesc, nbDims, nbDimsRequested, dimA, axes, seqLengthSizeRequested, seqLengthArray, paddingFill) {
-    if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || seqDataDesc % 1 !== 0) seqDataDesc = addressArg('cudnnGetSeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
+    if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || Math.floor(seqDataDesc) !== seqDataDesc) seqDataDesc = addressArg('cudnnGetSeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
     s$f64[0] = 0;
     pointerArg('cudnnGetSeqDataDescriptor', 'nbDims', nbDims, true);
     if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetSeqDataDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
     pointerArg('cudnnGetSeqDataDescriptor', 'dimA', dimA, true);
     pointerArg('cudnnGetSeqDataDescriptor', 'axes', axes, true);
     s$f64[1] = 0;
-    if (typeof seqLengthSizeRequested !== 'number' || !(seqLengthSizeRequested >= 0 && seqLengthSizeRequested <= 9007199254740991) || seqLengthSizeRequested % 1 !== 0) int64Arg('cudnnGetSeqDataDescriptor', 'seqLengthSizeRequested', seqLengthSizeRequested, false);
+    if (typeof seqLengthSizeRequested !== 'number' || !(seqLengthSizeRequested >= 0 && seqLengthSizeRequested <= 9007199254740991) || Math.floor(seqLengthSizeRequested) !== seqLengthSizeRequested) int64Arg('cudnnGetSeqDataDescriptor', 'seqLengthSizeRequested', seqLengthSizeRequested, false);
     pointerArg('cudnnGetSeqDataDescriptor', 'seqLengthArray', seqLengthArray, true);
     pointerArg('cudnnGetSeqDataDescriptor', 'paddingFill', paddingFill, true);
     const status = (native$ ??= binder.native('cudnnGetSeqDataDescriptor'))(seqDataDesc, s$slot0, nbDims, nbDimsRequested, dimA, axes, s$slot1, seqLengthSizeRequested, seqLengthArray, paddingFill);
@@ -57,7 +57,7 @@ function bind$cudnnGetStream(): typeof cudnnGetStream {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetStream(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetStream', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetStream', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetStream'))(handle, s$bytes);
     if (status !== 0) throw fail('cudnnGetStream', status);
@@ -89,7 +89,7 @@ function bind$cudnnGetTensor4dDescriptor(): typeof cudnnGetTensor4dDescriptor {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetTensor4dDescriptor(tensorDesc, n_, c, h, w, nStride, cStride, hStride, wStride) {
-    if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensor4dDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+    if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnGetTensor4dDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
     s$f64[0] = 0;
     pointerArg('cudnnGetTensor4dDescriptor', 'n', n_, true);
     pointerArg('cudnnGetTensor4dDescriptor', 'c', c, true);
@@ -121,7 +121,7 @@ function bind$cudnnGetTensorNdDescriptor(): typeof cudnnGetTensorNdDescriptor {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetTensorNdDescriptor(tensorDesc, nbDimsRequested, nbDims, dimA, strideA) {
-    if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensorNdDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+    if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnGetTensorNdDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
     if (typeof nbDimsRequested !== 'number' || (nbDimsRequested | 0) !== nbDimsRequested) throw intError('cudnnGetTensorNdDescriptor', 'nbDimsRequested', 'i32', nbDimsRequested);
     s$f64[0] = 0;
     pointerArg('cudnnGetTensorNdDescriptor', 'nbDims', nbDims, true);
@@ -146,7 +146,7 @@ function bind$cudnnGetTensorSizeInBytes(): typeof cudnnGetTensorSizeInBytes {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetTensorSizeInBytes(tensorDesc) {
-    if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnGetTensorSizeInBytes', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+    if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnGetTensorSizeInBytes', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetTensorSizeInBytes'))(tensorDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetTensorSizeInBytes', status);
@@ -174,7 +174,7 @@ function bind$cudnnGetTensorTransformDescriptor(): typeof cudnnGetTensorTransfor
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetTensorTransformDescriptor(transformDesc, nbDimsRequested, padBeforeA, padAfterA, foldA) {
-    if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnGetTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
+    if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cudnnGetTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
     if (typeof nbDimsRequested !== 'number' || (nbDimsRequested >>> 0) !== nbDimsRequested) throw intError('cudnnGetTensorTransformDescriptor', 'nbDimsRequested', 'u32', nbDimsRequested);
     s$f64[0] = 0;
     pointerArg('cudnnGetTensorTransformDescriptor', 'padBeforeA', padBeforeA, true);

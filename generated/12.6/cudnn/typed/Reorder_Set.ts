@@ -19,8 +19,8 @@ let cudnnReorderFilterAndBias$c: NativeFunction | undefined;
  * @param biasData in `const void *`: address or host buffer.
  * @param reorderedBiasData in/out `void *`: address or host buffer. */
 export function cudnnReorderFilterAndBias(handle: T.cudnnHandle_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, reorderType: T.cudnnReorderType_t, filterData: T.Pointer, reorderedFilterData: T.Pointer, reorderBias: number, biasData: T.Pointer, reorderedBiasData: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnReorderFilterAndBias', 'handle', handle, true) as typeof handle;
-  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnReorderFilterAndBias', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnReorderFilterAndBias', 'handle', handle, true) as typeof handle;
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnReorderFilterAndBias', 'filterDesc', filterDesc, true) as typeof filterDesc;
   if (typeof reorderType !== 'number' || (reorderType | 0) !== reorderType) throw intError('cudnnReorderFilterAndBias', 'reorderType', 'i32', reorderType);
   pointerArg('cudnnReorderFilterAndBias', 'filterData', filterData, true);
   pointerArg('cudnnReorderFilterAndBias', 'reorderedFilterData', reorderedFilterData, true);
@@ -39,12 +39,12 @@ let cudnnRestoreDropoutDescriptor$c: NativeFunction | undefined;
  * @param stateSizeInBytes in `size_t`.
  * @param seed in `unsigned long long`. */
 export function cudnnRestoreDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null, handle: T.cudnnHandle_t | null, dropout: number, states: T.Pointer, stateSizeInBytes: T.Int64, seed: T.Int64): void {
-  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnRestoreDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnRestoreDropoutDescriptor', 'handle', handle, true) as typeof handle;
+  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnRestoreDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnRestoreDropoutDescriptor', 'handle', handle, true) as typeof handle;
   if (typeof dropout !== 'number') throw argError('cudnnRestoreDropoutDescriptor', 'dropout', 'a number', dropout);
   pointerArg('cudnnRestoreDropoutDescriptor', 'states', states, true);
-  if (typeof stateSizeInBytes !== 'number' || !(stateSizeInBytes >= 0 && stateSizeInBytes <= 9007199254740991) || stateSizeInBytes % 1 !== 0) int64Arg('cudnnRestoreDropoutDescriptor', 'stateSizeInBytes', stateSizeInBytes, false);
-  if (typeof seed !== 'number' || !(seed >= 0 && seed <= 9007199254740991) || seed % 1 !== 0) int64Arg('cudnnRestoreDropoutDescriptor', 'seed', seed, false);
+  if (typeof stateSizeInBytes !== 'number' || !(stateSizeInBytes >= 0 && stateSizeInBytes <= 9007199254740991) || Math.floor(stateSizeInBytes) !== stateSizeInBytes) int64Arg('cudnnRestoreDropoutDescriptor', 'stateSizeInBytes', stateSizeInBytes, false);
+  if (typeof seed !== 'number' || !(seed >= 0 && seed <= 9007199254740991) || Math.floor(seed) !== seed) int64Arg('cudnnRestoreDropoutDescriptor', 'seed', seed, false);
   const status = (cudnnRestoreDropoutDescriptor$c ??= binder.native('cudnnRestoreDropoutDescriptor'))(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
   if (status !== 0) throw fail('cudnnRestoreDropoutDescriptor', status);
 }
@@ -63,8 +63,8 @@ function bind$cudnnScaleTensor(): typeof cudnnScaleTensor {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cudnnScaleTensor(handle, yDesc, y, alpha) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnScaleTensor', 'handle', handle, true) as typeof handle;
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnScaleTensor', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnScaleTensor', 'handle', handle, true) as typeof handle;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnScaleTensor', 'yDesc', yDesc, true) as typeof yDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnScaleTensor', 'y', y, true);
     const alpha$ = scalarArg('cudnnScaleTensor', 'alpha', 'untyped', 'host', alpha, s$slot0);
     const status = (native$ ??= binder.native('cudnnScaleTensor'))(handle, yDesc, y$, alpha$);
@@ -78,7 +78,7 @@ let cudnnSetActivationDescriptor$c: NativeFunction | undefined;
  * @param reluNanOpt in `cudnnNanPropagation_t`.
  * @param coef in `double`. */
 export function cudnnSetActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null, mode: T.cudnnActivationMode_t, reluNanOpt: T.cudnnNanPropagation_t, coef: number): void {
-  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnSetActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnSetActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSetActivationDescriptor', 'mode', 'i32', mode);
   if (typeof reluNanOpt !== 'number' || (reluNanOpt | 0) !== reluNanOpt) throw intError('cudnnSetActivationDescriptor', 'reluNanOpt', 'i32', reluNanOpt);
   if (typeof coef !== 'number') throw argError('cudnnSetActivationDescriptor', 'coef', 'a number', coef);
@@ -90,7 +90,7 @@ let cudnnSetActivationDescriptorSwishBeta$c: NativeFunction | undefined;
  * @param activationDesc in `cudnnActivationDescriptor_t`.
  * @param swish_beta in `double`. */
 export function cudnnSetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t | null, swish_beta: number): void {
-  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnSetActivationDescriptorSwishBeta', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnSetActivationDescriptorSwishBeta', 'activationDesc', activationDesc, true) as typeof activationDesc;
   if (typeof swish_beta !== 'number') throw argError('cudnnSetActivationDescriptorSwishBeta', 'swish_beta', 'a number', swish_beta);
   const status = (cudnnSetActivationDescriptorSwishBeta$c ??= binder.native('cudnnSetActivationDescriptorSwishBeta'))(activationDesc, swish_beta);
   if (status !== 0) throw fail('cudnnSetActivationDescriptorSwishBeta', status);
@@ -118,15 +118,15 @@ let cudnnSetAttnDescriptor$c: NativeFunction | undefined;
  * @param maxBatchSize in `int`.
  * @param maxBeamSize in `int`. */
 export function cudnnSetAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null, attnMode: number, nHeads: number, smScaler: number, dataType: T.cudnnDataType_t, computePrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, attnDropoutDesc: T.cudnnDropoutDescriptor_t | null, postDropoutDesc: T.cudnnDropoutDescriptor_t | null, qSize: number, kSize: number, vSize: number, qProjSize: number, kProjSize: number, vProjSize: number, oProjSize: number, qoMaxSeqLength: number, kvMaxSeqLength: number, maxBatchSize: number, maxBeamSize: number): void {
-  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnSetAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
+  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || Math.floor(attnDesc) !== attnDesc) attnDesc = addressArg('cudnnSetAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
   if (typeof attnMode !== 'number' || (attnMode >>> 0) !== attnMode) throw intError('cudnnSetAttnDescriptor', 'attnMode', 'u32', attnMode);
   if (typeof nHeads !== 'number' || (nHeads | 0) !== nHeads) throw intError('cudnnSetAttnDescriptor', 'nHeads', 'i32', nHeads);
   if (typeof smScaler !== 'number') throw argError('cudnnSetAttnDescriptor', 'smScaler', 'a number', smScaler);
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetAttnDescriptor', 'dataType', 'i32', dataType);
   if (typeof computePrec !== 'number' || (computePrec | 0) !== computePrec) throw intError('cudnnSetAttnDescriptor', 'computePrec', 'i32', computePrec);
   if (typeof mathType !== 'number' || (mathType | 0) !== mathType) throw intError('cudnnSetAttnDescriptor', 'mathType', 'i32', mathType);
-  if (typeof attnDropoutDesc !== 'number' || !(attnDropoutDesc >= 0 && attnDropoutDesc <= 9007199254740991) || attnDropoutDesc % 1 !== 0) attnDropoutDesc = addressArg('cudnnSetAttnDescriptor', 'attnDropoutDesc', attnDropoutDesc, true) as typeof attnDropoutDesc;
-  if (typeof postDropoutDesc !== 'number' || !(postDropoutDesc >= 0 && postDropoutDesc <= 9007199254740991) || postDropoutDesc % 1 !== 0) postDropoutDesc = addressArg('cudnnSetAttnDescriptor', 'postDropoutDesc', postDropoutDesc, true) as typeof postDropoutDesc;
+  if (typeof attnDropoutDesc !== 'number' || !(attnDropoutDesc >= 0 && attnDropoutDesc <= 9007199254740991) || Math.floor(attnDropoutDesc) !== attnDropoutDesc) attnDropoutDesc = addressArg('cudnnSetAttnDescriptor', 'attnDropoutDesc', attnDropoutDesc, true) as typeof attnDropoutDesc;
+  if (typeof postDropoutDesc !== 'number' || !(postDropoutDesc >= 0 && postDropoutDesc <= 9007199254740991) || Math.floor(postDropoutDesc) !== postDropoutDesc) postDropoutDesc = addressArg('cudnnSetAttnDescriptor', 'postDropoutDesc', postDropoutDesc, true) as typeof postDropoutDesc;
   if (typeof qSize !== 'number' || (qSize | 0) !== qSize) throw intError('cudnnSetAttnDescriptor', 'qSize', 'i32', qSize);
   if (typeof kSize !== 'number' || (kSize | 0) !== kSize) throw intError('cudnnSetAttnDescriptor', 'kSize', 'i32', kSize);
   if (typeof vSize !== 'number' || (vSize | 0) !== vSize) throw intError('cudnnSetAttnDescriptor', 'vSize', 'i32', vSize);
@@ -146,7 +146,7 @@ let cudnnSetCTCLossDescriptor$c: NativeFunction | undefined;
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`.
  * @param compType in `cudnnDataType_t`. */
 export function cudnnSetCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t): void {
-  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   if (typeof compType !== 'number' || (compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor', 'compType', 'i32', compType);
   const status = (cudnnSetCTCLossDescriptor$c ??= binder.native('cudnnSetCTCLossDescriptor'))(ctcLossDesc, compType);
   if (status !== 0) throw fail('cudnnSetCTCLossDescriptor', status);
@@ -158,7 +158,7 @@ let cudnnSetCTCLossDescriptorEx$c: NativeFunction | undefined;
  * @param normMode in `cudnnLossNormalizationMode_t`.
  * @param gradMode in `cudnnNanPropagation_t`. */
 export function cudnnSetCTCLossDescriptorEx(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t): void {
-  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptorEx', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptorEx', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   if (typeof compType !== 'number' || (compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptorEx', 'compType', 'i32', compType);
   if (typeof normMode !== 'number' || (normMode | 0) !== normMode) throw intError('cudnnSetCTCLossDescriptorEx', 'normMode', 'i32', normMode);
   if (typeof gradMode !== 'number' || (gradMode | 0) !== gradMode) throw intError('cudnnSetCTCLossDescriptorEx', 'gradMode', 'i32', gradMode);
@@ -173,7 +173,7 @@ let cudnnSetCTCLossDescriptor_v8$c: NativeFunction | undefined;
  * @param gradMode in `cudnnNanPropagation_t`.
  * @param maxLabelLength in `int`. */
 export function cudnnSetCTCLossDescriptor_v8(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, gradMode: T.cudnnNanPropagation_t, maxLabelLength: number): void {
-  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   if (typeof compType !== 'number' || (compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor_v8', 'compType', 'i32', compType);
   if (typeof normMode !== 'number' || (normMode | 0) !== normMode) throw intError('cudnnSetCTCLossDescriptor_v8', 'normMode', 'i32', normMode);
   if (typeof gradMode !== 'number' || (gradMode | 0) !== gradMode) throw intError('cudnnSetCTCLossDescriptor_v8', 'gradMode', 'i32', gradMode);
@@ -189,7 +189,7 @@ let cudnnSetCTCLossDescriptor_v9$c: NativeFunction | undefined;
  * @param ctcGradMode in `cudnnCTCGradMode_t`.
  * @param maxLabelLength in `int`. */
 export function cudnnSetCTCLossDescriptor_v9(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null, compType: T.cudnnDataType_t, normMode: T.cudnnLossNormalizationMode_t, ctcGradMode: T.cudnnCTCGradMode_t, maxLabelLength: number): void {
-  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor_v9', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnSetCTCLossDescriptor_v9', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   if (typeof compType !== 'number' || (compType | 0) !== compType) throw intError('cudnnSetCTCLossDescriptor_v9', 'compType', 'i32', compType);
   if (typeof normMode !== 'number' || (normMode | 0) !== normMode) throw intError('cudnnSetCTCLossDescriptor_v9', 'normMode', 'i32', normMode);
   if (typeof ctcGradMode !== 'number' || (ctcGradMode | 0) !== ctcGradMode) throw intError('cudnnSetCTCLossDescriptor_v9', 'ctcGradMode', 'i32', ctcGradMode);
@@ -221,7 +221,7 @@ let cudnnSetConvolution2dDescriptor$c: NativeFunction | undefined;
  * @param mode in `cudnnConvolutionMode_t`.
  * @param computeType in `cudnnDataType_t`. */
 export function cudnnSetConvolution2dDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, pad_h: number, pad_w: number, u: number, v: number, dilation_h: number, dilation_w: number, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): void {
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolution2dDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnSetConvolution2dDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof pad_h !== 'number' || (pad_h | 0) !== pad_h) throw intError('cudnnSetConvolution2dDescriptor', 'pad_h', 'i32', pad_h);
   if (typeof pad_w !== 'number' || (pad_w | 0) !== pad_w) throw intError('cudnnSetConvolution2dDescriptor', 'pad_w', 'i32', pad_w);
   if (typeof u !== 'number' || (u | 0) !== u) throw intError('cudnnSetConvolution2dDescriptor', 'u', 'i32', u);
@@ -238,7 +238,7 @@ let cudnnSetConvolutionGroupCount$c: NativeFunction | undefined;
  * @param convDesc in `cudnnConvolutionDescriptor_t`.
  * @param groupCount in `int`. */
 export function cudnnSetConvolutionGroupCount(convDesc: T.cudnnConvolutionDescriptor_t | null, groupCount: number): void {
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionGroupCount', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnSetConvolutionGroupCount', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof groupCount !== 'number' || (groupCount | 0) !== groupCount) throw intError('cudnnSetConvolutionGroupCount', 'groupCount', 'i32', groupCount);
   const status = (cudnnSetConvolutionGroupCount$c ??= binder.native('cudnnSetConvolutionGroupCount'))(convDesc, groupCount);
   if (status !== 0) throw fail('cudnnSetConvolutionGroupCount', status);
@@ -248,7 +248,7 @@ let cudnnSetConvolutionMathType$c: NativeFunction | undefined;
  * @param convDesc in `cudnnConvolutionDescriptor_t`.
  * @param mathType in `cudnnMathType_t`. */
 export function cudnnSetConvolutionMathType(convDesc: T.cudnnConvolutionDescriptor_t | null, mathType: T.cudnnMathType_t): void {
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionMathType', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnSetConvolutionMathType', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof mathType !== 'number' || (mathType | 0) !== mathType) throw intError('cudnnSetConvolutionMathType', 'mathType', 'i32', mathType);
   const status = (cudnnSetConvolutionMathType$c ??= binder.native('cudnnSetConvolutionMathType'))(convDesc, mathType);
   if (status !== 0) throw fail('cudnnSetConvolutionMathType', status);
@@ -263,7 +263,7 @@ let cudnnSetConvolutionNdDescriptor$c: NativeFunction | undefined;
  * @param mode in `cudnnConvolutionMode_t`.
  * @param computeType in `cudnnDataType_t`. */
 export function cudnnSetConvolutionNdDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null, arrayLength: number, padA: T.Pointer, filterStrideA: T.Pointer, dilationA: T.Pointer, mode: T.cudnnConvolutionMode_t, computeType: T.cudnnDataType_t): void {
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionNdDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnSetConvolutionNdDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof arrayLength !== 'number' || (arrayLength | 0) !== arrayLength) throw intError('cudnnSetConvolutionNdDescriptor', 'arrayLength', 'i32', arrayLength);
   pointerArg('cudnnSetConvolutionNdDescriptor', 'padA', padA, true);
   pointerArg('cudnnSetConvolutionNdDescriptor', 'filterStrideA', filterStrideA, true);
@@ -278,7 +278,7 @@ let cudnnSetConvolutionReorderType$c: NativeFunction | undefined;
  * @param convDesc in `cudnnConvolutionDescriptor_t`.
  * @param reorderType in `cudnnReorderType_t`. */
 export function cudnnSetConvolutionReorderType(convDesc: T.cudnnConvolutionDescriptor_t | null, reorderType: T.cudnnReorderType_t): void {
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnSetConvolutionReorderType', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnSetConvolutionReorderType', 'convDesc', convDesc, true) as typeof convDesc;
   if (typeof reorderType !== 'number' || (reorderType | 0) !== reorderType) throw intError('cudnnSetConvolutionReorderType', 'reorderType', 'i32', reorderType);
   const status = (cudnnSetConvolutionReorderType$c ??= binder.native('cudnnSetConvolutionReorderType'))(convDesc, reorderType);
   if (status !== 0) throw fail('cudnnSetConvolutionReorderType', status);
@@ -292,12 +292,12 @@ let cudnnSetDropoutDescriptor$c: NativeFunction | undefined;
  * @param stateSizeInBytes in `size_t`.
  * @param seed in `unsigned long long`. */
 export function cudnnSetDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null, handle: T.cudnnHandle_t | null, dropout: number, states: T.Pointer, stateSizeInBytes: T.Int64, seed: T.Int64): void {
-  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnSetDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSetDropoutDescriptor', 'handle', handle, true) as typeof handle;
+  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnSetDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSetDropoutDescriptor', 'handle', handle, true) as typeof handle;
   if (typeof dropout !== 'number') throw argError('cudnnSetDropoutDescriptor', 'dropout', 'a number', dropout);
   pointerArg('cudnnSetDropoutDescriptor', 'states', states, true);
-  if (typeof stateSizeInBytes !== 'number' || !(stateSizeInBytes >= 0 && stateSizeInBytes <= 9007199254740991) || stateSizeInBytes % 1 !== 0) int64Arg('cudnnSetDropoutDescriptor', 'stateSizeInBytes', stateSizeInBytes, false);
-  if (typeof seed !== 'number' || !(seed >= 0 && seed <= 9007199254740991) || seed % 1 !== 0) int64Arg('cudnnSetDropoutDescriptor', 'seed', seed, false);
+  if (typeof stateSizeInBytes !== 'number' || !(stateSizeInBytes >= 0 && stateSizeInBytes <= 9007199254740991) || Math.floor(stateSizeInBytes) !== stateSizeInBytes) int64Arg('cudnnSetDropoutDescriptor', 'stateSizeInBytes', stateSizeInBytes, false);
+  if (typeof seed !== 'number' || !(seed >= 0 && seed <= 9007199254740991) || Math.floor(seed) !== seed) int64Arg('cudnnSetDropoutDescriptor', 'seed', seed, false);
   const status = (cudnnSetDropoutDescriptor$c ??= binder.native('cudnnSetDropoutDescriptor'))(dropoutDesc, handle, dropout, states, stateSizeInBytes, seed);
   if (status !== 0) throw fail('cudnnSetDropoutDescriptor', status);
 }
@@ -311,7 +311,7 @@ let cudnnSetFilter4dDescriptor$c: NativeFunction | undefined;
  * @param h in `int`.
  * @param w in `int`. */
 export function cudnnSetFilter4dDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, k: number, c: number, h: number, w: number): void {
-  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnSetFilter4dDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnSetFilter4dDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetFilter4dDescriptor', 'dataType', 'i32', dataType);
   if (typeof format !== 'number' || (format | 0) !== format) throw intError('cudnnSetFilter4dDescriptor', 'format', 'i32', format);
   if (typeof k !== 'number' || (k | 0) !== k) throw intError('cudnnSetFilter4dDescriptor', 'k', 'i32', k);
@@ -329,7 +329,7 @@ let cudnnSetFilterNdDescriptor$c: NativeFunction | undefined;
  * @param nbDims in `int`.
  * @param filterDimA in `const int *`: address or host buffer. */
 export function cudnnSetFilterNdDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null, dataType: T.cudnnDataType_t, format: T.cudnnTensorFormat_t, nbDims: number, filterDimA: T.Pointer): void {
-  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnSetFilterNdDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnSetFilterNdDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetFilterNdDescriptor', 'dataType', 'i32', dataType);
   if (typeof format !== 'number' || (format | 0) !== format) throw intError('cudnnSetFilterNdDescriptor', 'format', 'i32', format);
   if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnSetFilterNdDescriptor', 'nbDims', 'i32', nbDims);
@@ -343,7 +343,7 @@ let cudnnSetFusedOpsConstParamPackAttribute$c: NativeFunction | undefined;
  * @param paramLabel in `cudnnFusedOpsConstParamLabel_t`.
  * @param param in `const void *`: address or host buffer. */
 export function cudnnSetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t | null, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer): void {
-  if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnSetFusedOpsConstParamPackAttribute', 'constPack', constPack, true) as typeof constPack;
+  if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || Math.floor(constPack) !== constPack) constPack = addressArg('cudnnSetFusedOpsConstParamPackAttribute', 'constPack', constPack, true) as typeof constPack;
   if (typeof paramLabel !== 'number' || (paramLabel | 0) !== paramLabel) throw intError('cudnnSetFusedOpsConstParamPackAttribute', 'paramLabel', 'i32', paramLabel);
   pointerArg('cudnnSetFusedOpsConstParamPackAttribute', 'param', param, true);
   const status = (cudnnSetFusedOpsConstParamPackAttribute$c ??= binder.native('cudnnSetFusedOpsConstParamPackAttribute'))(constPack, paramLabel, param);
@@ -355,7 +355,7 @@ let cudnnSetFusedOpsVariantParamPackAttribute$c: NativeFunction | undefined;
  * @param paramLabel in `cudnnFusedOpsVariantParamLabel_t`.
  * @param ptr in/out `void *`: address or host buffer. */
 export function cudnnSetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t | null, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): void {
-  if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || varPack % 1 !== 0) varPack = addressArg('cudnnSetFusedOpsVariantParamPackAttribute', 'varPack', varPack, true) as typeof varPack;
+  if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || Math.floor(varPack) !== varPack) varPack = addressArg('cudnnSetFusedOpsVariantParamPackAttribute', 'varPack', varPack, true) as typeof varPack;
   if (typeof paramLabel !== 'number' || (paramLabel | 0) !== paramLabel) throw intError('cudnnSetFusedOpsVariantParamPackAttribute', 'paramLabel', 'i32', paramLabel);
   pointerArg('cudnnSetFusedOpsVariantParamPackAttribute', 'ptr', ptr, true);
   const status = (cudnnSetFusedOpsVariantParamPackAttribute$c ??= binder.native('cudnnSetFusedOpsVariantParamPackAttribute'))(varPack, paramLabel, ptr);
@@ -369,7 +369,7 @@ let cudnnSetLRNDescriptor$c: NativeFunction | undefined;
  * @param lrnBeta in `double`.
  * @param lrnK in `double`. */
 export function cudnnSetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t | null, lrnN: number, lrnAlpha: number, lrnBeta: number, lrnK: number): void {
-  if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnSetLRNDescriptor', 'normDesc', normDesc, true) as typeof normDesc;
+  if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || Math.floor(normDesc) !== normDesc) normDesc = addressArg('cudnnSetLRNDescriptor', 'normDesc', normDesc, true) as typeof normDesc;
   if (typeof lrnN !== 'number' || (lrnN >>> 0) !== lrnN) throw intError('cudnnSetLRNDescriptor', 'lrnN', 'u32', lrnN);
   if (typeof lrnAlpha !== 'number') throw argError('cudnnSetLRNDescriptor', 'lrnAlpha', 'a number', lrnAlpha);
   if (typeof lrnBeta !== 'number') throw argError('cudnnSetLRNDescriptor', 'lrnBeta', 'a number', lrnBeta);
@@ -384,7 +384,7 @@ let cudnnSetOpTensorDescriptor$c: NativeFunction | undefined;
  * @param opTensorCompType in `cudnnDataType_t`.
  * @param opTensorNanOpt in `cudnnNanPropagation_t`. */
 export function cudnnSetOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null, opTensorOp: T.cudnnOpTensorOp_t, opTensorCompType: T.cudnnDataType_t, opTensorNanOpt: T.cudnnNanPropagation_t): void {
-  if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || opTensorDesc % 1 !== 0) opTensorDesc = addressArg('cudnnSetOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
+  if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || Math.floor(opTensorDesc) !== opTensorDesc) opTensorDesc = addressArg('cudnnSetOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
   if (typeof opTensorOp !== 'number' || (opTensorOp | 0) !== opTensorOp) throw intError('cudnnSetOpTensorDescriptor', 'opTensorOp', 'i32', opTensorOp);
   if (typeof opTensorCompType !== 'number' || (opTensorCompType | 0) !== opTensorCompType) throw intError('cudnnSetOpTensorDescriptor', 'opTensorCompType', 'i32', opTensorCompType);
   if (typeof opTensorNanOpt !== 'number' || (opTensorNanOpt | 0) !== opTensorNanOpt) throw intError('cudnnSetOpTensorDescriptor', 'opTensorNanOpt', 'i32', opTensorNanOpt);
@@ -403,7 +403,7 @@ let cudnnSetPooling2dDescriptor$c: NativeFunction | undefined;
  * @param verticalStride in `int`.
  * @param horizontalStride in `int`. */
 export function cudnnSetPooling2dDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, windowHeight: number, windowWidth: number, verticalPadding: number, horizontalPadding: number, verticalStride: number, horizontalStride: number): void {
-  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnSetPooling2dDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || Math.floor(poolingDesc) !== poolingDesc) poolingDesc = addressArg('cudnnSetPooling2dDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSetPooling2dDescriptor', 'mode', 'i32', mode);
   if (typeof maxpoolingNanOpt !== 'number' || (maxpoolingNanOpt | 0) !== maxpoolingNanOpt) throw intError('cudnnSetPooling2dDescriptor', 'maxpoolingNanOpt', 'i32', maxpoolingNanOpt);
   if (typeof windowHeight !== 'number' || (windowHeight | 0) !== windowHeight) throw intError('cudnnSetPooling2dDescriptor', 'windowHeight', 'i32', windowHeight);
@@ -425,7 +425,7 @@ let cudnnSetPoolingNdDescriptor$c: NativeFunction | undefined;
  * @param paddingA in `const int *`: address or host buffer.
  * @param strideA in `const int *`: address or host buffer. */
 export function cudnnSetPoolingNdDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null, mode: T.cudnnPoolingMode_t, maxpoolingNanOpt: T.cudnnNanPropagation_t, nbDims: number, windowDimA: T.Pointer, paddingA: T.Pointer, strideA: T.Pointer): void {
-  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnSetPoolingNdDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || Math.floor(poolingDesc) !== poolingDesc) poolingDesc = addressArg('cudnnSetPoolingNdDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSetPoolingNdDescriptor', 'mode', 'i32', mode);
   if (typeof maxpoolingNanOpt !== 'number' || (maxpoolingNanOpt | 0) !== maxpoolingNanOpt) throw intError('cudnnSetPoolingNdDescriptor', 'maxpoolingNanOpt', 'i32', maxpoolingNanOpt);
   if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnSetPoolingNdDescriptor', 'nbDims', 'i32', nbDims);
@@ -446,7 +446,7 @@ let cudnnSetRNNDataDescriptor$c: NativeFunction | undefined;
  * @param seqLengthArray in `const int *`: address or host buffer.
  * @param paddingFill in/out `void *`: address or host buffer. */
 export function cudnnSetRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t | null, dataType: T.cudnnDataType_t, layout: T.cudnnRNNDataLayout_t, maxSeqLength: number, batchSize: number, vectorSize: number, seqLengthArray: T.Pointer, paddingFill: T.Pointer): void {
-  if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || rnnDataDesc % 1 !== 0) rnnDataDesc = addressArg('cudnnSetRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
+  if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || Math.floor(rnnDataDesc) !== rnnDataDesc) rnnDataDesc = addressArg('cudnnSetRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetRNNDataDescriptor', 'dataType', 'i32', dataType);
   if (typeof layout !== 'number' || (layout | 0) !== layout) throw intError('cudnnSetRNNDataDescriptor', 'layout', 'i32', layout);
   if (typeof maxSeqLength !== 'number' || (maxSeqLength | 0) !== maxSeqLength) throw intError('cudnnSetRNNDataDescriptor', 'maxSeqLength', 'i32', maxSeqLength);
@@ -475,7 +475,7 @@ let cudnnSetRNNDescriptor_v8$c: NativeFunction | undefined;
  * @param dropoutDesc in `cudnnDropoutDescriptor_t`.
  * @param auxFlags in `uint32_t`. */
 export function cudnnSetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, algo: T.cudnnRNNAlgo_t, cellMode: T.cudnnRNNMode_t, biasMode: T.cudnnRNNBiasMode_t, dirMode: T.cudnnDirectionMode_t, inputMode: T.cudnnRNNInputMode_t, dataType: T.cudnnDataType_t, mathPrec: T.cudnnDataType_t, mathType: T.cudnnMathType_t, inputSize: number, hiddenSize: number, projSize: number, numLayers: number, dropoutDesc: T.cudnnDropoutDescriptor_t | null, auxFlags: number): void {
-  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnSetRNNDescriptor_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnSetRNNDescriptor_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnSetRNNDescriptor_v8', 'algo', 'i32', algo);
   if (typeof cellMode !== 'number' || (cellMode | 0) !== cellMode) throw intError('cudnnSetRNNDescriptor_v8', 'cellMode', 'i32', cellMode);
   if (typeof biasMode !== 'number' || (biasMode | 0) !== biasMode) throw intError('cudnnSetRNNDescriptor_v8', 'biasMode', 'i32', biasMode);
@@ -488,7 +488,7 @@ export function cudnnSetRNNDescriptor_v8(rnnDesc: T.cudnnRNNDescriptor_t | null,
   if (typeof hiddenSize !== 'number' || (hiddenSize | 0) !== hiddenSize) throw intError('cudnnSetRNNDescriptor_v8', 'hiddenSize', 'i32', hiddenSize);
   if (typeof projSize !== 'number' || (projSize | 0) !== projSize) throw intError('cudnnSetRNNDescriptor_v8', 'projSize', 'i32', projSize);
   if (typeof numLayers !== 'number' || (numLayers | 0) !== numLayers) throw intError('cudnnSetRNNDescriptor_v8', 'numLayers', 'i32', numLayers);
-  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnSetRNNDescriptor_v8', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
+  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnSetRNNDescriptor_v8', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
   if (typeof auxFlags !== 'number' || (auxFlags >>> 0) !== auxFlags) throw intError('cudnnSetRNNDescriptor_v8', 'auxFlags', 'u32', auxFlags);
   const status = (cudnnSetRNNDescriptor_v8$c ??= binder.native('cudnnSetRNNDescriptor_v8'))(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
   if (status !== 0) throw fail('cudnnSetRNNDescriptor_v8', status);
@@ -502,7 +502,7 @@ let cudnnSetReduceTensorDescriptor$c: NativeFunction | undefined;
  * @param reduceTensorIndices in `cudnnReduceTensorIndices_t`.
  * @param reduceTensorIndicesType in `cudnnIndicesType_t`. */
 export function cudnnSetReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null, reduceTensorOp: T.cudnnReduceTensorOp_t, reduceTensorCompType: T.cudnnDataType_t, reduceTensorNanOpt: T.cudnnNanPropagation_t, reduceTensorIndices: T.cudnnReduceTensorIndices_t, reduceTensorIndicesType: T.cudnnIndicesType_t): void {
-  if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnSetReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
+  if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || Math.floor(reduceTensorDesc) !== reduceTensorDesc) reduceTensorDesc = addressArg('cudnnSetReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
   if (typeof reduceTensorOp !== 'number' || (reduceTensorOp | 0) !== reduceTensorOp) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorOp', 'i32', reduceTensorOp);
   if (typeof reduceTensorCompType !== 'number' || (reduceTensorCompType | 0) !== reduceTensorCompType) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorCompType', 'i32', reduceTensorCompType);
   if (typeof reduceTensorNanOpt !== 'number' || (reduceTensorNanOpt | 0) !== reduceTensorNanOpt) throw intError('cudnnSetReduceTensorDescriptor', 'reduceTensorNanOpt', 'i32', reduceTensorNanOpt);
@@ -522,12 +522,12 @@ let cudnnSetSeqDataDescriptor$c: NativeFunction | undefined;
  * @param seqLengthArray in `const int *`: address or host buffer.
  * @param paddingFill in/out `void *`: address or host buffer. */
 export function cudnnSetSeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t | null, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer, axes: T.Pointer, seqLengthArraySize: T.Int64, seqLengthArray: T.Pointer, paddingFill: T.Pointer): void {
-  if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || seqDataDesc % 1 !== 0) seqDataDesc = addressArg('cudnnSetSeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
+  if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || Math.floor(seqDataDesc) !== seqDataDesc) seqDataDesc = addressArg('cudnnSetSeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetSeqDataDescriptor', 'dataType', 'i32', dataType);
   if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnSetSeqDataDescriptor', 'nbDims', 'i32', nbDims);
   pointerArg('cudnnSetSeqDataDescriptor', 'dimA', dimA, true);
   pointerArg('cudnnSetSeqDataDescriptor', 'axes', axes, true);
-  if (typeof seqLengthArraySize !== 'number' || !(seqLengthArraySize >= 0 && seqLengthArraySize <= 9007199254740991) || seqLengthArraySize % 1 !== 0) int64Arg('cudnnSetSeqDataDescriptor', 'seqLengthArraySize', seqLengthArraySize, false);
+  if (typeof seqLengthArraySize !== 'number' || !(seqLengthArraySize >= 0 && seqLengthArraySize <= 9007199254740991) || Math.floor(seqLengthArraySize) !== seqLengthArraySize) int64Arg('cudnnSetSeqDataDescriptor', 'seqLengthArraySize', seqLengthArraySize, false);
   pointerArg('cudnnSetSeqDataDescriptor', 'seqLengthArray', seqLengthArray, true);
   pointerArg('cudnnSetSeqDataDescriptor', 'paddingFill', paddingFill, true);
   const status = (cudnnSetSeqDataDescriptor$c ??= binder.native('cudnnSetSeqDataDescriptor'))(seqDataDesc, dataType, nbDims, dimA, axes, seqLengthArraySize, seqLengthArray, paddingFill);
@@ -541,7 +541,7 @@ let cudnnSetSpatialTransformerNdDescriptor$c: NativeFunction | undefined;
  * @param nbDims in `const int`.
  * @param dimA in `const int *`: address or host buffer. */
 export function cudnnSetSpatialTransformerNdDescriptor(stDesc: T.cudnnSpatialTransformerDescriptor_t | null, samplerType: T.cudnnSamplerType_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): void {
-  if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSetSpatialTransformerNdDescriptor', 'stDesc', stDesc, true) as typeof stDesc;
+  if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || Math.floor(stDesc) !== stDesc) stDesc = addressArg('cudnnSetSpatialTransformerNdDescriptor', 'stDesc', stDesc, true) as typeof stDesc;
   if (typeof samplerType !== 'number' || (samplerType | 0) !== samplerType) throw intError('cudnnSetSpatialTransformerNdDescriptor', 'samplerType', 'i32', samplerType);
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetSpatialTransformerNdDescriptor', 'dataType', 'i32', dataType);
   if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnSetSpatialTransformerNdDescriptor', 'nbDims', 'i32', nbDims);
@@ -554,8 +554,8 @@ let cudnnSetStream$c: NativeFunction | undefined;
  * @param handle in `cudnnHandle_t`.
  * @param streamId in `cudaStream_t`. */
 export function cudnnSetStream(handle: T.cudnnHandle_t | null, streamId: T.cudaStream_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSetStream', 'handle', handle, true) as typeof handle;
-  if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || streamId % 1 !== 0) streamId = addressArg('cudnnSetStream', 'streamId', streamId, true) as typeof streamId;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSetStream', 'handle', handle, true) as typeof handle;
+  if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || Math.floor(streamId) !== streamId) streamId = addressArg('cudnnSetStream', 'streamId', streamId, true) as typeof streamId;
   const status = (cudnnSetStream$c ??= binder.native('cudnnSetStream'))(handle, streamId);
   if (status !== 0) throw fail('cudnnSetStream', status);
 }
@@ -574,8 +574,8 @@ function bind$cudnnSetTensor(): typeof cudnnSetTensor {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cudnnSetTensor(handle, yDesc, y, valuePtr) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSetTensor', 'handle', handle, true) as typeof handle;
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnSetTensor', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSetTensor', 'handle', handle, true) as typeof handle;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnSetTensor', 'yDesc', yDesc, true) as typeof yDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnSetTensor', 'y', y, true);
     const valuePtr$ = scalarArg('cudnnSetTensor', 'valuePtr', 'untyped', 'host', valuePtr, s$slot0);
     const status = (native$ ??= binder.native('cudnnSetTensor'))(handle, yDesc, y$, valuePtr$);
@@ -592,7 +592,7 @@ let cudnnSetTensor4dDescriptor$c: NativeFunction | undefined;
  * @param h in `int`.
  * @param w in `int`. */
 export function cudnnSetTensor4dDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, n_: number, c: number, h: number, w: number): void {
-  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensor4dDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnSetTensor4dDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   if (typeof format !== 'number' || (format | 0) !== format) throw intError('cudnnSetTensor4dDescriptor', 'format', 'i32', format);
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetTensor4dDescriptor', 'dataType', 'i32', dataType);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cudnnSetTensor4dDescriptor', 'n', 'i32', n_);
@@ -615,7 +615,7 @@ let cudnnSetTensor4dDescriptorEx$c: NativeFunction | undefined;
  * @param hStride in `int`.
  * @param wStride in `int`. */
 export function cudnnSetTensor4dDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t | null, dataType: T.cudnnDataType_t, n_: number, c: number, h: number, w: number, nStride: number, cStride: number, hStride: number, wStride: number): void {
-  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensor4dDescriptorEx', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnSetTensor4dDescriptorEx', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetTensor4dDescriptorEx', 'dataType', 'i32', dataType);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cudnnSetTensor4dDescriptorEx', 'n', 'i32', n_);
   if (typeof c !== 'number' || (c | 0) !== c) throw intError('cudnnSetTensor4dDescriptorEx', 'c', 'i32', c);
@@ -636,7 +636,7 @@ let cudnnSetTensorNdDescriptor$c: NativeFunction | undefined;
  * @param dimA in `const int *`: address or host buffer.
  * @param strideA in `const int *`: address or host buffer. */
 export function cudnnSetTensorNdDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer, strideA: T.Pointer): void {
-  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensorNdDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnSetTensorNdDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetTensorNdDescriptor', 'dataType', 'i32', dataType);
   if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnSetTensorNdDescriptor', 'nbDims', 'i32', nbDims);
   pointerArg('cudnnSetTensorNdDescriptor', 'dimA', dimA, true);
@@ -652,7 +652,7 @@ let cudnnSetTensorNdDescriptorEx$c: NativeFunction | undefined;
  * @param nbDims in `int`.
  * @param dimA in `const int *`: address or host buffer. */
 export function cudnnSetTensorNdDescriptorEx(tensorDesc: T.cudnnTensorDescriptor_t | null, format: T.cudnnTensorFormat_t, dataType: T.cudnnDataType_t, nbDims: number, dimA: T.Pointer): void {
-  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnSetTensorNdDescriptorEx', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnSetTensorNdDescriptorEx', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   if (typeof format !== 'number' || (format | 0) !== format) throw intError('cudnnSetTensorNdDescriptorEx', 'format', 'i32', format);
   if (typeof dataType !== 'number' || (dataType | 0) !== dataType) throw intError('cudnnSetTensorNdDescriptorEx', 'dataType', 'i32', dataType);
   if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnSetTensorNdDescriptorEx', 'nbDims', 'i32', nbDims);
@@ -670,7 +670,7 @@ let cudnnSetTensorTransformDescriptor$c: NativeFunction | undefined;
  * @param foldA in `const uint32_t *`: address or host buffer.
  * @param direction in `const cudnnFoldingDirection_t`. */
 export function cudnnSetTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null, nbDims: number, destFormat: T.cudnnTensorFormat_t, padBeforeA: T.Pointer, padAfterA: T.Pointer, foldA: T.Pointer, direction: T.cudnnFoldingDirection_t): void {
-  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnSetTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
+  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cudnnSetTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
   if (typeof nbDims !== 'number' || (nbDims >>> 0) !== nbDims) throw intError('cudnnSetTensorTransformDescriptor', 'nbDims', 'u32', nbDims);
   if (typeof destFormat !== 'number' || (destFormat | 0) !== destFormat) throw intError('cudnnSetTensorTransformDescriptor', 'destFormat', 'i32', destFormat);
   pointerArg('cudnnSetTensorTransformDescriptor', 'padBeforeA', padBeforeA, true);

@@ -30,16 +30,16 @@ function bind$cudnnSoftmaxBackward(): typeof cudnnSoftmaxBackward {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnSoftmaxBackward(handle, algo, mode, alpha, yDesc, y, dyDesc, dy, beta, dxDesc, dx) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSoftmaxBackward', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSoftmaxBackward', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnSoftmaxBackward', 'algo', 'i32', algo);
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSoftmaxBackward', 'mode', 'i32', mode);
     const alpha$ = scalarArg('cudnnSoftmaxBackward', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnSoftmaxBackward', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnSoftmaxBackward', 'yDesc', yDesc, true) as typeof yDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnSoftmaxBackward', 'y', y, true);
-    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnSoftmaxBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnSoftmaxBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
     const dy$ = typeof dy === 'number' && dy >= 0 && dy <= 9007199254740991 && dy % 1 === 0 ? dy : deviceArg('cudnnSoftmaxBackward', 'dy', dy, true);
     const beta$ = scalarArg('cudnnSoftmaxBackward', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnSoftmaxBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || Math.floor(dxDesc) !== dxDesc) dxDesc = addressArg('cudnnSoftmaxBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
     const dx$ = typeof dx === 'number' && dx >= 0 && dx <= 9007199254740991 && dx % 1 === 0 ? dx : deviceArg('cudnnSoftmaxBackward', 'dx', dx, true);
     const status = (native$ ??= binder.native('cudnnSoftmaxBackward'))(handle, algo, mode, alpha$, yDesc, y$, dyDesc, dy$, beta$, dxDesc, dx$);
     if (status !== 0) throw fail('cudnnSoftmaxBackward', status);
@@ -65,14 +65,14 @@ function bind$cudnnSoftmaxForward(): typeof cudnnSoftmaxForward {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnSoftmaxForward(handle, algo, mode, alpha, xDesc, x, beta, yDesc, y) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSoftmaxForward', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSoftmaxForward', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnSoftmaxForward', 'algo', 'i32', algo);
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnSoftmaxForward', 'mode', 'i32', mode);
     const alpha$ = scalarArg('cudnnSoftmaxForward', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnSoftmaxForward', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnSoftmaxForward', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnSoftmaxForward', 'x', x, true);
     const beta$ = scalarArg('cudnnSoftmaxForward', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnSoftmaxForward', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnSoftmaxForward', 'yDesc', yDesc, true) as typeof yDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnSoftmaxForward', 'y', y, true);
     const status = (native$ ??= binder.native('cudnnSoftmaxForward'))(handle, algo, mode, alpha$, xDesc, x$, beta$, yDesc, y$);
     if (status !== 0) throw fail('cudnnSoftmaxForward', status);
@@ -85,8 +85,8 @@ let cudnnSpatialTfGridGeneratorBackward$c: NativeFunction | undefined;
  * @param dgrid in `const void *`: address or host buffer.
  * @param dtheta in/out `void *`: address or host buffer. */
 export function cudnnSpatialTfGridGeneratorBackward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, dgrid: T.Pointer, dtheta: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSpatialTfGridGeneratorBackward', 'handle', handle, true) as typeof handle;
-  if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSpatialTfGridGeneratorBackward', 'stDesc', stDesc, true) as typeof stDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSpatialTfGridGeneratorBackward', 'handle', handle, true) as typeof handle;
+  if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || Math.floor(stDesc) !== stDesc) stDesc = addressArg('cudnnSpatialTfGridGeneratorBackward', 'stDesc', stDesc, true) as typeof stDesc;
   pointerArg('cudnnSpatialTfGridGeneratorBackward', 'dgrid', dgrid, true);
   pointerArg('cudnnSpatialTfGridGeneratorBackward', 'dtheta', dtheta, true);
   const status = (cudnnSpatialTfGridGeneratorBackward$c ??= binder.native('cudnnSpatialTfGridGeneratorBackward'))(handle, stDesc, dgrid, dtheta);
@@ -99,8 +99,8 @@ let cudnnSpatialTfGridGeneratorForward$c: NativeFunction | undefined;
  * @param theta in `const void *`: address or host buffer.
  * @param grid in/out `void *`: address or host buffer. */
 export function cudnnSpatialTfGridGeneratorForward(handle: T.cudnnHandle_t | null, stDesc: T.cudnnSpatialTransformerDescriptor_t | null, theta: T.Pointer, grid: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSpatialTfGridGeneratorForward', 'handle', handle, true) as typeof handle;
-  if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSpatialTfGridGeneratorForward', 'stDesc', stDesc, true) as typeof stDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSpatialTfGridGeneratorForward', 'handle', handle, true) as typeof handle;
+  if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || Math.floor(stDesc) !== stDesc) stDesc = addressArg('cudnnSpatialTfGridGeneratorForward', 'stDesc', stDesc, true) as typeof stDesc;
   pointerArg('cudnnSpatialTfGridGeneratorForward', 'theta', theta, true);
   pointerArg('cudnnSpatialTfGridGeneratorForward', 'grid', grid, true);
   const status = (cudnnSpatialTfGridGeneratorForward$c ??= binder.native('cudnnSpatialTfGridGeneratorForward'))(handle, stDesc, theta, grid);
@@ -131,16 +131,16 @@ function bind$cudnnSpatialTfSamplerBackward(): typeof cudnnSpatialTfSamplerBackw
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3);
   let native$: NativeFunction | undefined;
   return function cudnnSpatialTfSamplerBackward(handle, stDesc, alpha, xDesc, x, beta, dxDesc, dx, alphaDgrid, dyDesc, dy, grid, betaDgrid, dgrid) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSpatialTfSamplerBackward', 'handle', handle, true) as typeof handle;
-    if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSpatialTfSamplerBackward', 'stDesc', stDesc, true) as typeof stDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSpatialTfSamplerBackward', 'handle', handle, true) as typeof handle;
+    if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || Math.floor(stDesc) !== stDesc) stDesc = addressArg('cudnnSpatialTfSamplerBackward', 'stDesc', stDesc, true) as typeof stDesc;
     const alpha$ = scalarArg('cudnnSpatialTfSamplerBackward', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnSpatialTfSamplerBackward', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnSpatialTfSamplerBackward', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnSpatialTfSamplerBackward', 'x', x, true);
     const beta$ = scalarArg('cudnnSpatialTfSamplerBackward', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnSpatialTfSamplerBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || Math.floor(dxDesc) !== dxDesc) dxDesc = addressArg('cudnnSpatialTfSamplerBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
     const dx$ = typeof dx === 'number' && dx >= 0 && dx <= 9007199254740991 && dx % 1 === 0 ? dx : deviceArg('cudnnSpatialTfSamplerBackward', 'dx', dx, true);
     const alphaDgrid$ = scalarArg('cudnnSpatialTfSamplerBackward', 'alphaDgrid', 'untyped', 'host', alphaDgrid, s$slot2);
-    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnSpatialTfSamplerBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnSpatialTfSamplerBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
     const dy$ = typeof dy === 'number' && dy >= 0 && dy <= 9007199254740991 && dy % 1 === 0 ? dy : deviceArg('cudnnSpatialTfSamplerBackward', 'dy', dy, true);
     pointerArg('cudnnSpatialTfSamplerBackward', 'grid', grid, true);
     const betaDgrid$ = scalarArg('cudnnSpatialTfSamplerBackward', 'betaDgrid', 'untyped', 'host', betaDgrid, s$slot3);
@@ -169,14 +169,14 @@ function bind$cudnnSpatialTfSamplerForward(): typeof cudnnSpatialTfSamplerForwar
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnSpatialTfSamplerForward(handle, stDesc, alpha, xDesc, x, grid, beta, yDesc, y) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnSpatialTfSamplerForward', 'handle', handle, true) as typeof handle;
-    if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnSpatialTfSamplerForward', 'stDesc', stDesc, true) as typeof stDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnSpatialTfSamplerForward', 'handle', handle, true) as typeof handle;
+    if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || Math.floor(stDesc) !== stDesc) stDesc = addressArg('cudnnSpatialTfSamplerForward', 'stDesc', stDesc, true) as typeof stDesc;
     const alpha$ = scalarArg('cudnnSpatialTfSamplerForward', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnSpatialTfSamplerForward', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnSpatialTfSamplerForward', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnSpatialTfSamplerForward', 'x', x, true);
     pointerArg('cudnnSpatialTfSamplerForward', 'grid', grid, true);
     const beta$ = scalarArg('cudnnSpatialTfSamplerForward', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnSpatialTfSamplerForward', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnSpatialTfSamplerForward', 'yDesc', yDesc, true) as typeof yDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnSpatialTfSamplerForward', 'y', y, true);
     const status = (native$ ??= binder.native('cudnnSpatialTfSamplerForward'))(handle, stDesc, alpha$, xDesc, x$, grid, beta$, yDesc, y$);
     if (status !== 0) throw fail('cudnnSpatialTfSamplerForward', status);
@@ -201,13 +201,13 @@ function bind$cudnnTransformFilter(): typeof cudnnTransformFilter {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnTransformFilter(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnTransformFilter', 'handle', handle, true) as typeof handle;
-    if (typeof transDesc !== 'number' || !(transDesc >= 0 && transDesc <= 9007199254740991) || transDesc % 1 !== 0) transDesc = addressArg('cudnnTransformFilter', 'transDesc', transDesc, true) as typeof transDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnTransformFilter', 'handle', handle, true) as typeof handle;
+    if (typeof transDesc !== 'number' || !(transDesc >= 0 && transDesc <= 9007199254740991) || Math.floor(transDesc) !== transDesc) transDesc = addressArg('cudnnTransformFilter', 'transDesc', transDesc, true) as typeof transDesc;
     const alpha$ = scalarArg('cudnnTransformFilter', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnTransformFilter', 'srcDesc', srcDesc, true) as typeof srcDesc;
+    if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || Math.floor(srcDesc) !== srcDesc) srcDesc = addressArg('cudnnTransformFilter', 'srcDesc', srcDesc, true) as typeof srcDesc;
     const srcData$ = typeof srcData === 'number' && srcData >= 0 && srcData <= 9007199254740991 && srcData % 1 === 0 ? srcData : deviceArg('cudnnTransformFilter', 'srcData', srcData, true);
     const beta$ = scalarArg('cudnnTransformFilter', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnTransformFilter', 'destDesc', destDesc, true) as typeof destDesc;
+    if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || Math.floor(destDesc) !== destDesc) destDesc = addressArg('cudnnTransformFilter', 'destDesc', destDesc, true) as typeof destDesc;
     const destData$ = typeof destData === 'number' && destData >= 0 && destData <= 9007199254740991 && destData % 1 === 0 ? destData : deviceArg('cudnnTransformFilter', 'destData', destData, true);
     const status = (native$ ??= binder.native('cudnnTransformFilter'))(handle, transDesc, alpha$, srcDesc, srcData$, beta$, destDesc, destData$);
     if (status !== 0) throw fail('cudnnTransformFilter', status);
@@ -231,12 +231,12 @@ function bind$cudnnTransformTensor(): typeof cudnnTransformTensor {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnTransformTensor(handle, alpha, xDesc, x, beta, yDesc, y) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnTransformTensor', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnTransformTensor', 'handle', handle, true) as typeof handle;
     const alpha$ = scalarArg('cudnnTransformTensor', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnTransformTensor', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnTransformTensor', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnTransformTensor', 'x', x, true);
     const beta$ = scalarArg('cudnnTransformTensor', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnTransformTensor', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnTransformTensor', 'yDesc', yDesc, true) as typeof yDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnTransformTensor', 'y', y, true);
     const status = (native$ ??= binder.native('cudnnTransformTensor'))(handle, alpha$, xDesc, x$, beta$, yDesc, y$);
     if (status !== 0) throw fail('cudnnTransformTensor', status);
@@ -261,13 +261,13 @@ function bind$cudnnTransformTensorEx(): typeof cudnnTransformTensorEx {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnTransformTensorEx(handle, transDesc, alpha, srcDesc, srcData, beta, destDesc, destData) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnTransformTensorEx', 'handle', handle, true) as typeof handle;
-    if (typeof transDesc !== 'number' || !(transDesc >= 0 && transDesc <= 9007199254740991) || transDesc % 1 !== 0) transDesc = addressArg('cudnnTransformTensorEx', 'transDesc', transDesc, true) as typeof transDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnTransformTensorEx', 'handle', handle, true) as typeof handle;
+    if (typeof transDesc !== 'number' || !(transDesc >= 0 && transDesc <= 9007199254740991) || Math.floor(transDesc) !== transDesc) transDesc = addressArg('cudnnTransformTensorEx', 'transDesc', transDesc, true) as typeof transDesc;
     const alpha$ = scalarArg('cudnnTransformTensorEx', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnTransformTensorEx', 'srcDesc', srcDesc, true) as typeof srcDesc;
+    if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || Math.floor(srcDesc) !== srcDesc) srcDesc = addressArg('cudnnTransformTensorEx', 'srcDesc', srcDesc, true) as typeof srcDesc;
     const srcData$ = typeof srcData === 'number' && srcData >= 0 && srcData <= 9007199254740991 && srcData % 1 === 0 ? srcData : deviceArg('cudnnTransformTensorEx', 'srcData', srcData, true);
     const beta$ = scalarArg('cudnnTransformTensorEx', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnTransformTensorEx', 'destDesc', destDesc, true) as typeof destDesc;
+    if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || Math.floor(destDesc) !== destDesc) destDesc = addressArg('cudnnTransformTensorEx', 'destDesc', destDesc, true) as typeof destDesc;
     const destData$ = typeof destData === 'number' && destData >= 0 && destData <= 9007199254740991 && destData % 1 === 0 ? destData : deviceArg('cudnnTransformTensorEx', 'destData', destData, true);
     const status = (native$ ??= binder.native('cudnnTransformTensorEx'))(handle, transDesc, alpha$, srcDesc, srcData$, beta$, destDesc, destData$);
     if (status !== 0) throw fail('cudnnTransformTensorEx', status);

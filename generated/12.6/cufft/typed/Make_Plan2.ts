@@ -176,13 +176,13 @@ function bind$cufftMakePlanMany64(): typeof cufftMakePlanMany64 {
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cufftMakePlanMany64', 'rank', 'i32', rank);
     pointerArg('cufftMakePlanMany64', 'n', n_, true);
     pointerArg('cufftMakePlanMany64', 'inembed', inembed, true);
-    if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || istride % 1 !== 0) int64Arg('cufftMakePlanMany64', 'istride', istride, true);
-    if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || idist % 1 !== 0) int64Arg('cufftMakePlanMany64', 'idist', idist, true);
+    if (typeof istride !== 'number' || !(istride >= -9007199254740991 && istride <= 9007199254740991) || Math.floor(istride) !== istride) int64Arg('cufftMakePlanMany64', 'istride', istride, true);
+    if (typeof idist !== 'number' || !(idist >= -9007199254740991 && idist <= 9007199254740991) || Math.floor(idist) !== idist) int64Arg('cufftMakePlanMany64', 'idist', idist, true);
     pointerArg('cufftMakePlanMany64', 'onembed', onembed, true);
-    if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || ostride % 1 !== 0) int64Arg('cufftMakePlanMany64', 'ostride', ostride, true);
-    if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || odist % 1 !== 0) int64Arg('cufftMakePlanMany64', 'odist', odist, true);
+    if (typeof ostride !== 'number' || !(ostride >= -9007199254740991 && ostride <= 9007199254740991) || Math.floor(ostride) !== ostride) int64Arg('cufftMakePlanMany64', 'ostride', ostride, true);
+    if (typeof odist !== 'number' || !(odist >= -9007199254740991 && odist <= 9007199254740991) || Math.floor(odist) !== odist) int64Arg('cufftMakePlanMany64', 'odist', odist, true);
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('cufftMakePlanMany64', 'type', 'i32', type);
-    if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || batch % 1 !== 0) int64Arg('cufftMakePlanMany64', 'batch', batch, true);
+    if (typeof batch !== 'number' || !(batch >= -9007199254740991 && batch <= 9007199254740991) || Math.floor(batch) !== batch) int64Arg('cufftMakePlanMany64', 'batch', batch, true);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cufftMakePlanMany64'))(plan, rank, n_, inembed, istride, idist, onembed, ostride, odist, type, batch, s$bytes);
     if (status !== 0) throw fail('cufftMakePlanMany64', status);

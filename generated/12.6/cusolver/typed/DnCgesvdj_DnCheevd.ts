@@ -27,7 +27,7 @@ let cusolverDnCgesvdj$c: NativeFunction | undefined;
  * @param info out `int *`: device memory.
  * @param params in `gesvdjInfo_t`. */
 export function cusolverDnCgesvdj(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.gesvdjInfo_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdj', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgesvdj', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCgesvdj', 'jobz', 'i32', jobz);
   if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnCgesvdj', 'econ', 'i32', econ);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvdj', 'm', 'i32', m);
@@ -42,7 +42,7 @@ export function cusolverDnCgesvdj(handle: T.cusolverDnHandle_t | null, jobz: T.c
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnCgesvdj', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnCgesvdj', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnCgesvdj', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCgesvdj', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnCgesvdj', 'params', params, true) as typeof params;
   const status = (cusolverDnCgesvdj$c ??= binder.native('cusolverDnCgesvdj'))(handle, jobz, econ, m, n_, A$, lda, S$, U$, ldu, V$, ldv, work$, lwork, info$, params);
   if (status !== 0) throw fail('cusolverDnCgesvdj', status);
 }
@@ -65,7 +65,7 @@ let cusolverDnCgesvdjBatched$c: NativeFunction | undefined;
  * @param params in `gesvdjInfo_t`.
  * @param batchSize in `int`. */
 export function cusolverDnCgesvdjBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.gesvdjInfo_t | null, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdjBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgesvdjBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCgesvdjBatched', 'jobz', 'i32', jobz);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvdjBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgesvdjBatched', 'n', 'i32', n_);
@@ -79,7 +79,7 @@ export function cusolverDnCgesvdjBatched(handle: T.cusolverDnHandle_t | null, jo
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnCgesvdjBatched', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnCgesvdjBatched', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnCgesvdjBatched', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCgesvdjBatched', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnCgesvdjBatched', 'params', params, true) as typeof params;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCgesvdjBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnCgesvdjBatched$c ??= binder.native('cusolverDnCgesvdjBatched'))(handle, jobz, m, n_, A$, lda, S$, U$, ldu, V$, ldv, work$, lwork, info$, params, batchSize);
   if (status !== 0) throw fail('cusolverDnCgesvdjBatched', status);
@@ -109,7 +109,7 @@ function bind$cusolverDnCgesvdjBatched_bufferSize(): typeof cusolverDnCgesvdjBat
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnCgesvdjBatched_bufferSize(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'jobz', 'i32', jobz);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'n', 'i32', n_);
@@ -121,7 +121,7 @@ function bind$cusolverDnCgesvdjBatched_bufferSize(): typeof cusolverDnCgesvdjBat
     const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnCgesvdjBatched_bufferSize', 'V', V, true);
     if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnCgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
     const status = (native$ ??= binder.native('cusolverDnCgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A$, lda, S$, U$, ldu, V$, ldv, s$bytes, params, batchSize);
     if (status !== 0) throw fail('cusolverDnCgesvdjBatched_bufferSize', status);
@@ -153,7 +153,7 @@ function bind$cusolverDnCgesvdj_bufferSize(): typeof cusolverDnCgesvdj_bufferSiz
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnCgesvdj_bufferSize(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCgesvdj_bufferSize', 'jobz', 'i32', jobz);
     if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnCgesvdj_bufferSize', 'econ', 'i32', econ);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgesvdj_bufferSize', 'm', 'i32', m);
@@ -166,7 +166,7 @@ function bind$cusolverDnCgesvdj_bufferSize(): typeof cusolverDnCgesvdj_bufferSiz
     const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnCgesvdj_bufferSize', 'V', V, true);
     if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnCgesvdj_bufferSize', 'ldv', 'i32', ldv);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCgesvdj_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnCgesvdj_bufferSize', 'params', params, true) as typeof params;
     const status = (native$ ??= binder.native('cusolverDnCgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A$, lda, S$, U$, ldu, V$, ldv, s$bytes, params);
     if (status !== 0) throw fail('cusolverDnCgesvdj_bufferSize', status);
     return s$i32[0];
@@ -183,7 +183,7 @@ let cusolverDnCgetrf$c: NativeFunction | undefined;
  * @param devIpiv in/out `int *`: device memory.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnCgetrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, Workspace: T.DeviceMemory | null, devIpiv: T.DeviceMemory | null, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgetrf', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgetrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgetrf', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgetrf', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCgetrf', 'A', A, true);
@@ -211,7 +211,7 @@ function bind$cusolverDnCgetrf_bufferSize(): typeof cusolverDnCgetrf_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnCgetrf_bufferSize(handle, m, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgetrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgetrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnCgetrf_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgetrf_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCgetrf_bufferSize', 'A', A, true);
@@ -235,7 +235,7 @@ let cusolverDnCgetrs$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnCgetrs(handle: T.cusolverDnHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, devIpiv: T.DeviceMemory | null, B: T.DeviceMemory | null, ldb: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCgetrs', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCgetrs', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnCgetrs', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCgetrs', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCgetrs', 'nrhs', 'i32', nrhs);
@@ -261,7 +261,7 @@ let cusolverDnCheevd$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnCheevd(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCheevd', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevd', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevd', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevd', 'n', 'i32', n_);
@@ -293,7 +293,7 @@ function bind$cusolverDnCheevd_bufferSize(): typeof cusolverDnCheevd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnCheevd_bufferSize(handle, jobz, uplo, n_, A, lda, W) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCheevd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevd_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevd_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevd_bufferSize', 'n', 'i32', n_);

@@ -24,17 +24,17 @@ let cusolverDnGetrf$c: NativeFunction | undefined;
  * @param info out `int *`: device memory.
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGetrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetrf', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGetrf', 'params', params, true) as typeof params;
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnGetrf', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGetrf', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGetrf', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnGetrf', 'params', params, true) as typeof params;
+  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnGetrf', 'm', m, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnGetrf', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGetrf', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnGetrf', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGetrf', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnGetrf', 'lda', lda, true);
   const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnGetrf', 'ipiv', ipiv, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGetrf', 'computeType', 'i32', computeType);
   pointerArg('cusolverDnGetrf', 'pBuffer', pBuffer, true);
-  if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || workspaceInBytes % 1 !== 0) int64Arg('cusolverDnGetrf', 'workspaceInBytes', workspaceInBytes, false);
+  if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || Math.floor(workspaceInBytes) !== workspaceInBytes) int64Arg('cusolverDnGetrf', 'workspaceInBytes', workspaceInBytes, false);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnGetrf', 'info', info, true);
   const status = (cusolverDnGetrf$c ??= binder.native('cusolverDnGetrf'))(handle, params, m, n_, dataTypeA, A$, lda, ipiv$, computeType, pBuffer, workspaceInBytes, info$);
   if (status !== 0) throw fail('cusolverDnGetrf', status);
@@ -61,13 +61,13 @@ function bind$cusolverDnGetrf_bufferSize(): typeof cusolverDnGetrf_bufferSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnGetrf_bufferSize(handle, params, m, n_, dataTypeA, A, lda, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetrf_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGetrf_bufferSize', 'params', params, true) as typeof params;
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnGetrf_bufferSize', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGetrf_bufferSize', 'n', n_, true);
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGetrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnGetrf_bufferSize', 'params', params, true) as typeof params;
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnGetrf_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnGetrf_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGetrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnGetrf_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGetrf_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnGetrf_bufferSize', 'lda', lda, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnGetrf_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnGetrf_bufferSize'))(handle, params, m, n_, dataTypeA, A$, lda, computeType, s$bytes);
@@ -96,18 +96,18 @@ let cusolverDnGetrs$c: NativeFunction | undefined;
  * @param info out `int *`: device memory.
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnGetrs(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, trans: T.cublasOperation_t, n_: T.Int64, nrhs: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, ipiv: T.DeviceMemory | null, dataTypeB: T.cudaDataType, B: T.DeviceMemory | null, ldb: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetrs', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnGetrs', 'params', params, true) as typeof params;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGetrs', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnGetrs', 'params', params, true) as typeof params;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnGetrs', 'trans', 'i32', trans);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnGetrs', 'n', n_, true);
-  if (typeof nrhs !== 'number' || !(nrhs >= -9007199254740991 && nrhs <= 9007199254740991) || nrhs % 1 !== 0) int64Arg('cusolverDnGetrs', 'nrhs', nrhs, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnGetrs', 'n', n_, true);
+  if (typeof nrhs !== 'number' || !(nrhs >= -9007199254740991 && nrhs <= 9007199254740991) || Math.floor(nrhs) !== nrhs) int64Arg('cusolverDnGetrs', 'nrhs', nrhs, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnGetrs', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnGetrs', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnGetrs', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnGetrs', 'lda', lda, true);
   const ipiv$ = typeof ipiv === 'number' && ipiv >= 0 && ipiv <= 9007199254740991 && ipiv % 1 === 0 ? ipiv : deviceArg('cusolverDnGetrs', 'ipiv', ipiv, true);
   if (typeof dataTypeB !== 'number' || (dataTypeB | 0) !== dataTypeB) throw intError('cusolverDnGetrs', 'dataTypeB', 'i32', dataTypeB);
   const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cusolverDnGetrs', 'B', B, true);
-  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cusolverDnGetrs', 'ldb', ldb, true);
+  if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cusolverDnGetrs', 'ldb', ldb, true);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnGetrs', 'info', info, true);
   const status = (cusolverDnGetrs$c ??= binder.native('cusolverDnGetrs'))(handle, params, trans, n_, nrhs, dataTypeA, A$, lda, ipiv$, dataTypeB, B$, ldb, info$);
   if (status !== 0) throw fail('cusolverDnGetrs', status);
@@ -139,7 +139,7 @@ let cusolverDnIRSInfosDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosDestroy(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param infos in `cusolverDnIRSInfos_t`. */
 export function cusolverDnIRSInfosDestroy(infos: T.cusolverDnIRSInfos_t | null): void {
-  if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosDestroy', 'infos', infos, true) as typeof infos;
+  if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosDestroy', 'infos', infos, true) as typeof infos;
   const status = (cusolverDnIRSInfosDestroy$c ??= binder.native('cusolverDnIRSInfosDestroy'))(infos);
   if (status !== 0) throw fail('cusolverDnIRSInfosDestroy', status);
 }
@@ -156,7 +156,7 @@ function bind$cusolverDnIRSInfosGetMaxIters(): typeof cusolverDnIRSInfosGetMaxIt
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnIRSInfosGetMaxIters(infos) {
-    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetMaxIters', 'infos', infos, true) as typeof infos;
+    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosGetMaxIters', 'infos', infos, true) as typeof infos;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSInfosGetMaxIters'))(infos, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSInfosGetMaxIters', status);
@@ -176,7 +176,7 @@ function bind$cusolverDnIRSInfosGetNiters(): typeof cusolverDnIRSInfosGetNiters 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnIRSInfosGetNiters(infos) {
-    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetNiters', 'infos', infos, true) as typeof infos;
+    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosGetNiters', 'infos', infos, true) as typeof infos;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSInfosGetNiters'))(infos, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSInfosGetNiters', status);
@@ -196,7 +196,7 @@ function bind$cusolverDnIRSInfosGetOuterNiters(): typeof cusolverDnIRSInfosGetOu
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnIRSInfosGetOuterNiters(infos) {
-    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetOuterNiters', 'infos', infos, true) as typeof infos;
+    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosGetOuterNiters', 'infos', infos, true) as typeof infos;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSInfosGetOuterNiters'))(infos, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSInfosGetOuterNiters', status);
@@ -217,7 +217,7 @@ function bind$cusolverDnIRSInfosGetResidualHistory(): typeof cusolverDnIRSInfosG
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSInfosGetResidualHistory(infos) {
-    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetResidualHistory', 'infos', infos, true) as typeof infos;
+    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosGetResidualHistory', 'infos', infos, true) as typeof infos;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSInfosGetResidualHistory'))(infos, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSInfosGetResidualHistory', status);
@@ -232,7 +232,7 @@ let cusolverDnIRSInfosRequestResidual$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosRequestResidual(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param infos in `cusolverDnIRSInfos_t`. */
 export function cusolverDnIRSInfosRequestResidual(infos: T.cusolverDnIRSInfos_t | null): void {
-  if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosRequestResidual', 'infos', infos, true) as typeof infos;
+  if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosRequestResidual', 'infos', infos, true) as typeof infos;
   const status = (cusolverDnIRSInfosRequestResidual$c ??= binder.native('cusolverDnIRSInfosRequestResidual'))(infos);
   if (status !== 0) throw fail('cusolverDnIRSInfosRequestResidual', status);
 }
@@ -263,7 +263,7 @@ let cusolverDnIRSParamsDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsDestroy(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`. */
 export function cusolverDnIRSParamsDestroy(params: T.cusolverDnIRSParams_t | null): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsDestroy', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsDestroy', 'params', params, true) as typeof params;
   const status = (cusolverDnIRSParamsDestroy$c ??= binder.native('cusolverDnIRSParamsDestroy'))(params);
   if (status !== 0) throw fail('cusolverDnIRSParamsDestroy', status);
 }
@@ -271,7 +271,7 @@ let cusolverDnIRSParamsDisableFallback$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsDisableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`. */
 export function cusolverDnIRSParamsDisableFallback(params: T.cusolverDnIRSParams_t | null): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsDisableFallback', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsDisableFallback', 'params', params, true) as typeof params;
   const status = (cusolverDnIRSParamsDisableFallback$c ??= binder.native('cusolverDnIRSParamsDisableFallback'))(params);
   if (status !== 0) throw fail('cusolverDnIRSParamsDisableFallback', status);
 }
@@ -279,7 +279,7 @@ let cusolverDnIRSParamsEnableFallback$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsEnableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 12.6 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`. */
 export function cusolverDnIRSParamsEnableFallback(params: T.cusolverDnIRSParams_t | null): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsEnableFallback', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsEnableFallback', 'params', params, true) as typeof params;
   const status = (cusolverDnIRSParamsEnableFallback$c ??= binder.native('cusolverDnIRSParamsEnableFallback'))(params);
   if (status !== 0) throw fail('cusolverDnIRSParamsEnableFallback', status);
 }
@@ -296,7 +296,7 @@ function bind$cusolverDnIRSParamsGetMaxIters(): typeof cusolverDnIRSParamsGetMax
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnIRSParamsGetMaxIters(params) {
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsGetMaxIters', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsGetMaxIters', 'params', params, true) as typeof params;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSParamsGetMaxIters'))(params, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSParamsGetMaxIters', status);
@@ -308,7 +308,7 @@ let cusolverDnIRSParamsSetMaxIters$c: NativeFunction | undefined;
  * @param params in `cusolverDnIRSParams_t`.
  * @param maxiters in `cusolver_int_t`. */
 export function cusolverDnIRSParamsSetMaxIters(params: T.cusolverDnIRSParams_t | null, maxiters: number): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetMaxIters', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetMaxIters', 'params', params, true) as typeof params;
   if (typeof maxiters !== 'number' || (maxiters | 0) !== maxiters) throw intError('cusolverDnIRSParamsSetMaxIters', 'maxiters', 'i32', maxiters);
   const status = (cusolverDnIRSParamsSetMaxIters$c ??= binder.native('cusolverDnIRSParamsSetMaxIters'))(params, maxiters);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetMaxIters', status);
@@ -318,7 +318,7 @@ let cusolverDnIRSParamsSetMaxItersInner$c: NativeFunction | undefined;
  * @param params in `cusolverDnIRSParams_t`.
  * @param maxiters_inner in `cusolver_int_t`. */
 export function cusolverDnIRSParamsSetMaxItersInner(params: T.cusolverDnIRSParams_t | null, maxiters_inner: number): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetMaxItersInner', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetMaxItersInner', 'params', params, true) as typeof params;
   if (typeof maxiters_inner !== 'number' || (maxiters_inner | 0) !== maxiters_inner) throw intError('cusolverDnIRSParamsSetMaxItersInner', 'maxiters_inner', 'i32', maxiters_inner);
   const status = (cusolverDnIRSParamsSetMaxItersInner$c ??= binder.native('cusolverDnIRSParamsSetMaxItersInner'))(params, maxiters_inner);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetMaxItersInner', status);
@@ -328,7 +328,7 @@ let cusolverDnIRSParamsSetRefinementSolver$c: NativeFunction | undefined;
  * @param params in `cusolverDnIRSParams_t`.
  * @param refinement_solver in `cusolverIRSRefinement_t`. */
 export function cusolverDnIRSParamsSetRefinementSolver(params: T.cusolverDnIRSParams_t | null, refinement_solver: T.cusolverIRSRefinement_t): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetRefinementSolver', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetRefinementSolver', 'params', params, true) as typeof params;
   if (typeof refinement_solver !== 'number' || (refinement_solver | 0) !== refinement_solver) throw intError('cusolverDnIRSParamsSetRefinementSolver', 'refinement_solver', 'i32', refinement_solver);
   const status = (cusolverDnIRSParamsSetRefinementSolver$c ??= binder.native('cusolverDnIRSParamsSetRefinementSolver'))(params, refinement_solver);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetRefinementSolver', status);
@@ -338,7 +338,7 @@ let cusolverDnIRSParamsSetSolverLowestPrecision$c: NativeFunction | undefined;
  * @param params in `cusolverDnIRSParams_t`.
  * @param solver_lowest_precision in `cusolverPrecType_t`. */
 export function cusolverDnIRSParamsSetSolverLowestPrecision(params: T.cusolverDnIRSParams_t | null, solver_lowest_precision: T.cusolverPrecType_t): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetSolverLowestPrecision', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverLowestPrecision', 'params', params, true) as typeof params;
   if (typeof solver_lowest_precision !== 'number' || (solver_lowest_precision | 0) !== solver_lowest_precision) throw intError('cusolverDnIRSParamsSetSolverLowestPrecision', 'solver_lowest_precision', 'i32', solver_lowest_precision);
   const status = (cusolverDnIRSParamsSetSolverLowestPrecision$c ??= binder.native('cusolverDnIRSParamsSetSolverLowestPrecision'))(params, solver_lowest_precision);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetSolverLowestPrecision', status);
@@ -348,7 +348,7 @@ let cusolverDnIRSParamsSetSolverMainPrecision$c: NativeFunction | undefined;
  * @param params in `cusolverDnIRSParams_t`.
  * @param solver_main_precision in `cusolverPrecType_t`. */
 export function cusolverDnIRSParamsSetSolverMainPrecision(params: T.cusolverDnIRSParams_t | null, solver_main_precision: T.cusolverPrecType_t): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetSolverMainPrecision', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverMainPrecision', 'params', params, true) as typeof params;
   if (typeof solver_main_precision !== 'number' || (solver_main_precision | 0) !== solver_main_precision) throw intError('cusolverDnIRSParamsSetSolverMainPrecision', 'solver_main_precision', 'i32', solver_main_precision);
   const status = (cusolverDnIRSParamsSetSolverMainPrecision$c ??= binder.native('cusolverDnIRSParamsSetSolverMainPrecision'))(params, solver_main_precision);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetSolverMainPrecision', status);
@@ -359,7 +359,7 @@ let cusolverDnIRSParamsSetSolverPrecisions$c: NativeFunction | undefined;
  * @param solver_main_precision in `cusolverPrecType_t`.
  * @param solver_lowest_precision in `cusolverPrecType_t`. */
 export function cusolverDnIRSParamsSetSolverPrecisions(params: T.cusolverDnIRSParams_t | null, solver_main_precision: T.cusolverPrecType_t, solver_lowest_precision: T.cusolverPrecType_t): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetSolverPrecisions', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverPrecisions', 'params', params, true) as typeof params;
   if (typeof solver_main_precision !== 'number' || (solver_main_precision | 0) !== solver_main_precision) throw intError('cusolverDnIRSParamsSetSolverPrecisions', 'solver_main_precision', 'i32', solver_main_precision);
   if (typeof solver_lowest_precision !== 'number' || (solver_lowest_precision | 0) !== solver_lowest_precision) throw intError('cusolverDnIRSParamsSetSolverPrecisions', 'solver_lowest_precision', 'i32', solver_lowest_precision);
   const status = (cusolverDnIRSParamsSetSolverPrecisions$c ??= binder.native('cusolverDnIRSParamsSetSolverPrecisions'))(params, solver_main_precision, solver_lowest_precision);
@@ -370,7 +370,7 @@ let cusolverDnIRSParamsSetTol$c: NativeFunction | undefined;
  * @param params in `cusolverDnIRSParams_t`.
  * @param val in `double`. */
 export function cusolverDnIRSParamsSetTol(params: T.cusolverDnIRSParams_t | null, val: number): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetTol', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetTol', 'params', params, true) as typeof params;
   if (typeof val !== 'number') throw argError('cusolverDnIRSParamsSetTol', 'val', 'a number', val);
   const status = (cusolverDnIRSParamsSetTol$c ??= binder.native('cusolverDnIRSParamsSetTol'))(params, val);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetTol', status);
@@ -380,7 +380,7 @@ let cusolverDnIRSParamsSetTolInner$c: NativeFunction | undefined;
  * @param params in `cusolverDnIRSParams_t`.
  * @param val in `double`. */
 export function cusolverDnIRSParamsSetTolInner(params: T.cusolverDnIRSParams_t | null, val: number): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetTolInner', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetTolInner', 'params', params, true) as typeof params;
   if (typeof val !== 'number') throw argError('cusolverDnIRSParamsSetTolInner', 'val', 'a number', val);
   const status = (cusolverDnIRSParamsSetTolInner$c ??= binder.native('cusolverDnIRSParamsSetTolInner'))(params, val);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetTolInner', status);
@@ -412,9 +412,9 @@ function bind$cusolverDnIRSXgels(): typeof cusolverDnIRSXgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnIRSXgels(handle, gels_irs_params, gels_irs_infos, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgels', 'handle', handle, true) as typeof handle;
-    if (typeof gels_irs_params !== 'number' || !(gels_irs_params >= 0 && gels_irs_params <= 9007199254740991) || gels_irs_params % 1 !== 0) gels_irs_params = addressArg('cusolverDnIRSXgels', 'gels_irs_params', gels_irs_params, true) as typeof gels_irs_params;
-    if (typeof gels_irs_infos !== 'number' || !(gels_irs_infos >= 0 && gels_irs_infos <= 9007199254740991) || gels_irs_infos % 1 !== 0) gels_irs_infos = addressArg('cusolverDnIRSXgels', 'gels_irs_infos', gels_irs_infos, true) as typeof gels_irs_infos;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnIRSXgels', 'handle', handle, true) as typeof handle;
+    if (typeof gels_irs_params !== 'number' || !(gels_irs_params >= 0 && gels_irs_params <= 9007199254740991) || Math.floor(gels_irs_params) !== gels_irs_params) gels_irs_params = addressArg('cusolverDnIRSXgels', 'gels_irs_params', gels_irs_params, true) as typeof gels_irs_params;
+    if (typeof gels_irs_infos !== 'number' || !(gels_irs_infos >= 0 && gels_irs_infos <= 9007199254740991) || Math.floor(gels_irs_infos) !== gels_irs_infos) gels_irs_infos = addressArg('cusolverDnIRSXgels', 'gels_irs_infos', gels_irs_infos, true) as typeof gels_irs_infos;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnIRSXgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgels', 'nrhs', 'i32', nrhs);
@@ -425,7 +425,7 @@ function bind$cusolverDnIRSXgels(): typeof cusolverDnIRSXgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnIRSXgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnIRSXgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnIRSXgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnIRSXgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnIRSXgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnIRSXgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnIRSXgels'))(handle, gels_irs_params, gels_irs_infos, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -451,8 +451,8 @@ function bind$cusolverDnIRSXgels_bufferSize(): typeof cusolverDnIRSXgels_bufferS
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSXgels_bufferSize(handle, params, m, n_, nrhs) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgels_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSXgels_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnIRSXgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSXgels_bufferSize', 'params', params, true) as typeof params;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnIRSXgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -492,9 +492,9 @@ function bind$cusolverDnIRSXgesv(): typeof cusolverDnIRSXgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnIRSXgesv(handle, gesv_irs_params, gesv_irs_infos, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgesv', 'handle', handle, true) as typeof handle;
-    if (typeof gesv_irs_params !== 'number' || !(gesv_irs_params >= 0 && gesv_irs_params <= 9007199254740991) || gesv_irs_params % 1 !== 0) gesv_irs_params = addressArg('cusolverDnIRSXgesv', 'gesv_irs_params', gesv_irs_params, true) as typeof gesv_irs_params;
-    if (typeof gesv_irs_infos !== 'number' || !(gesv_irs_infos >= 0 && gesv_irs_infos <= 9007199254740991) || gesv_irs_infos % 1 !== 0) gesv_irs_infos = addressArg('cusolverDnIRSXgesv', 'gesv_irs_infos', gesv_irs_infos, true) as typeof gesv_irs_infos;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnIRSXgesv', 'handle', handle, true) as typeof handle;
+    if (typeof gesv_irs_params !== 'number' || !(gesv_irs_params >= 0 && gesv_irs_params <= 9007199254740991) || Math.floor(gesv_irs_params) !== gesv_irs_params) gesv_irs_params = addressArg('cusolverDnIRSXgesv', 'gesv_irs_params', gesv_irs_params, true) as typeof gesv_irs_params;
+    if (typeof gesv_irs_infos !== 'number' || !(gesv_irs_infos >= 0 && gesv_irs_infos <= 9007199254740991) || Math.floor(gesv_irs_infos) !== gesv_irs_infos) gesv_irs_infos = addressArg('cusolverDnIRSXgesv', 'gesv_irs_infos', gesv_irs_infos, true) as typeof gesv_irs_infos;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnIRSXgesv', 'dA', dA, true);
@@ -504,7 +504,7 @@ function bind$cusolverDnIRSXgesv(): typeof cusolverDnIRSXgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnIRSXgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnIRSXgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnIRSXgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnIRSXgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnIRSXgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnIRSXgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnIRSXgesv'))(handle, gesv_irs_params, gesv_irs_infos, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -529,8 +529,8 @@ function bind$cusolverDnIRSXgesv_bufferSize(): typeof cusolverDnIRSXgesv_bufferS
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSXgesv_bufferSize(handle, params, n_, nrhs) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSXgesv_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnIRSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSXgesv_bufferSize', 'params', params, true) as typeof params;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgesv_bufferSize', 'nrhs', 'i32', nrhs);
     s$f64[0] = 0;

@@ -19,7 +19,7 @@ let cusolverDnSpotri$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnSpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotri', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotri', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotri', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSpotri', 'A', A, true);
@@ -47,7 +47,7 @@ function bind$cusolverDnSpotri_bufferSize(): typeof cusolverDnSpotri_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSpotri_bufferSize(handle, uplo, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotri_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotri_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotri_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSpotri_bufferSize', 'A', A, true);
@@ -70,7 +70,7 @@ let cusolverDnSpotrs$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnSpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotrs', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotrs', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrs', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrs', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSpotrs', 'nrhs', 'i32', nrhs);
@@ -95,7 +95,7 @@ let cusolverDnSpotrsBatched$c: NativeFunction | undefined;
  * @param d_info out `int *`: device memory.
  * @param batchSize in `int`. */
 export function cusolverDnSpotrsBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, d_info: T.DeviceMemory | null, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSpotrsBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSpotrsBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSpotrsBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSpotrsBatched', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSpotrsBatched', 'nrhs', 'i32', nrhs);
@@ -121,7 +121,7 @@ let cusolverDnSsyevd$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnSsyevd(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsyevd', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevd', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevd', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevd', 'n', 'i32', n_);
@@ -153,7 +153,7 @@ function bind$cusolverDnSsyevd_bufferSize(): typeof cusolverDnSsyevd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSsyevd_bufferSize(handle, jobz, uplo, n_, A, lda, W) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsyevd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevd_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevd_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsyevd_bufferSize', 'n', 'i32', n_);
@@ -193,7 +193,7 @@ function bind$cusolverDnSsyevdx(): typeof cusolverDnSsyevdx {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSsyevdx(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W, work, lwork, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevdx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsyevdx', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevdx', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsyevdx', 'range', 'i32', range);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevdx', 'uplo', 'i32', uplo);
@@ -238,7 +238,7 @@ function bind$cusolverDnSsyevdx_bufferSize(): typeof cusolverDnSsyevdx_bufferSiz
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSsyevdx_bufferSize(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsyevdx_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsyevdx_bufferSize', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsyevdx_bufferSize', 'range', 'i32', range);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsyevdx_bufferSize', 'uplo', 'i32', uplo);

@@ -26,19 +26,19 @@ let cusolverDnSyevd$c: NativeFunction | undefined;
  * @param info out `int *`: device memory.
  * @deprecated The headers mark it deprecated. */
 export function cusolverDnSyevd(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, computeType: T.cudaDataType, pBuffer: T.Pointer, workspaceInBytes: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSyevd', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSyevd', 'params', params, true) as typeof params;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSyevd', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSyevd', 'params', params, true) as typeof params;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSyevd', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSyevd', 'uplo', 'i32', uplo);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnSyevd', 'n', n_, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnSyevd', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnSyevd', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSyevd', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnSyevd', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnSyevd', 'lda', lda, true);
   if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnSyevd', 'dataTypeW', 'i32', dataTypeW);
   const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSyevd', 'W', W, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnSyevd', 'computeType', 'i32', computeType);
   pointerArg('cusolverDnSyevd', 'pBuffer', pBuffer, true);
-  if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || workspaceInBytes % 1 !== 0) int64Arg('cusolverDnSyevd', 'workspaceInBytes', workspaceInBytes, false);
+  if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || Math.floor(workspaceInBytes) !== workspaceInBytes) int64Arg('cusolverDnSyevd', 'workspaceInBytes', workspaceInBytes, false);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSyevd', 'info', info, true);
   const status = (cusolverDnSyevd$c ??= binder.native('cusolverDnSyevd'))(handle, params, jobz, uplo, n_, dataTypeA, A$, lda, dataTypeW, W$, computeType, pBuffer, workspaceInBytes, info$);
   if (status !== 0) throw fail('cusolverDnSyevd', status);
@@ -68,14 +68,14 @@ function bind$cusolverDnSyevd_bufferSize(): typeof cusolverDnSyevd_bufferSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSyevd_bufferSize(handle, params, jobz, uplo, n_, dataTypeA, A, lda, dataTypeW, W, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSyevd_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSyevd_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSyevd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSyevd_bufferSize', 'params', params, true) as typeof params;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSyevd_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSyevd_bufferSize', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnSyevd_bufferSize', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnSyevd_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnSyevd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSyevd_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnSyevd_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnSyevd_bufferSize', 'lda', lda, true);
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnSyevd_bufferSize', 'dataTypeW', 'i32', dataTypeW);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSyevd_bufferSize', 'W', W, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnSyevd_bufferSize', 'computeType', 'i32', computeType);
@@ -121,25 +121,25 @@ function bind$cusolverDnSyevdx(): typeof cusolverDnSyevdx {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusolverDnSyevdx(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, meig64, dataTypeW, W, computeType, pBuffer, workspaceInBytes, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSyevdx', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSyevdx', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSyevdx', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSyevdx', 'params', params, true) as typeof params;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSyevdx', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSyevdx', 'range', 'i32', range);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSyevdx', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnSyevdx', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnSyevdx', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnSyevdx', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSyevdx', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnSyevdx', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnSyevdx', 'lda', lda, true);
     const vl$ = scalarArg('cusolverDnSyevdx', 'vl', 'untyped', 'host', vl, s$slot0);
     const vu$ = scalarArg('cusolverDnSyevdx', 'vu', 'untyped', 'host', vu, s$slot1);
-    if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || il % 1 !== 0) int64Arg('cusolverDnSyevdx', 'il', il, true);
-    if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || iu % 1 !== 0) int64Arg('cusolverDnSyevdx', 'iu', iu, true);
+    if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || Math.floor(il) !== il) int64Arg('cusolverDnSyevdx', 'il', il, true);
+    if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || Math.floor(iu) !== iu) int64Arg('cusolverDnSyevdx', 'iu', iu, true);
     pointerArg('cusolverDnSyevdx', 'meig64', meig64, true);
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnSyevdx', 'dataTypeW', 'i32', dataTypeW);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSyevdx', 'W', W, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnSyevdx', 'computeType', 'i32', computeType);
     pointerArg('cusolverDnSyevdx', 'pBuffer', pBuffer, true);
-    if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || workspaceInBytes % 1 !== 0) int64Arg('cusolverDnSyevdx', 'workspaceInBytes', workspaceInBytes, false);
+    if (typeof workspaceInBytes !== 'number' || !(workspaceInBytes >= 0 && workspaceInBytes <= 9007199254740991) || Math.floor(workspaceInBytes) !== workspaceInBytes) int64Arg('cusolverDnSyevdx', 'workspaceInBytes', workspaceInBytes, false);
     const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSyevdx', 'info', info, true);
     const status = (native$ ??= binder.native('cusolverDnSyevdx'))(handle, params, jobz, range, uplo, n_, dataTypeA, A$, lda, vl$, vu$, il, iu, meig64, dataTypeW, W$, computeType, pBuffer, workspaceInBytes, info$);
     if (status !== 0) throw fail('cusolverDnSyevdx', status);
@@ -176,19 +176,19 @@ function bind$cusolverDnSyevdx_bufferSize(): typeof cusolverDnSyevdx_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSyevdx_bufferSize(handle, params, jobz, range, uplo, n_, dataTypeA, A, lda, vl, vu, il, iu, h_meig, dataTypeW, W, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSyevdx_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSyevdx_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSyevdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSyevdx_bufferSize', 'params', params, true) as typeof params;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSyevdx_bufferSize', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSyevdx_bufferSize', 'range', 'i32', range);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSyevdx_bufferSize', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnSyevdx_bufferSize', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnSyevdx_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnSyevdx_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSyevdx_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnSyevdx_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnSyevdx_bufferSize', 'lda', lda, true);
     const vl$ = scalarArg('cusolverDnSyevdx_bufferSize', 'vl', 'untyped', 'host', vl, s$slot0);
     const vu$ = scalarArg('cusolverDnSyevdx_bufferSize', 'vu', 'untyped', 'host', vu, s$slot1);
-    if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || il % 1 !== 0) int64Arg('cusolverDnSyevdx_bufferSize', 'il', il, true);
-    if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || iu % 1 !== 0) int64Arg('cusolverDnSyevdx_bufferSize', 'iu', iu, true);
+    if (typeof il !== 'number' || !(il >= -9007199254740991 && il <= 9007199254740991) || Math.floor(il) !== il) int64Arg('cusolverDnSyevdx_bufferSize', 'il', il, true);
+    if (typeof iu !== 'number' || !(iu >= -9007199254740991 && iu <= 9007199254740991) || Math.floor(iu) !== iu) int64Arg('cusolverDnSyevdx_bufferSize', 'iu', iu, true);
     pointerArg('cusolverDnSyevdx_bufferSize', 'h_meig', h_meig, true);
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnSyevdx_bufferSize', 'dataTypeW', 'i32', dataTypeW);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSyevdx_bufferSize', 'W', W, true);
@@ -229,28 +229,28 @@ let cusolverDnXgeev$c: NativeFunction | undefined;
  * @param info out `int *`: device memory.
  * @remarks Since CUDA 12.6. */
 export function cusolverDnXgeev(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobvl: T.cusolverEigMode_t, jobvr: T.cusolverEigMode_t, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeW: T.cudaDataType, W: T.DeviceMemory | null, dataTypeVL: T.cudaDataType, VL: T.Pointer, ldvl: T.Int64, dataTypeVR: T.cudaDataType, VR: T.Pointer, ldvr: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeev', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgeev', 'params', params, true) as typeof params;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgeev', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgeev', 'params', params, true) as typeof params;
   if (typeof jobvl !== 'number' || (jobvl | 0) !== jobvl) throw intError('cusolverDnXgeev', 'jobvl', 'i32', jobvl);
   if (typeof jobvr !== 'number' || (jobvr | 0) !== jobvr) throw intError('cusolverDnXgeev', 'jobvr', 'i32', jobvr);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgeev', 'n', n_, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgeev', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgeev', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgeev', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgeev', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgeev', 'lda', lda, true);
   if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXgeev', 'dataTypeW', 'i32', dataTypeW);
   const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnXgeev', 'W', W, true);
   if (typeof dataTypeVL !== 'number' || (dataTypeVL | 0) !== dataTypeVL) throw intError('cusolverDnXgeev', 'dataTypeVL', 'i32', dataTypeVL);
   pointerArg('cusolverDnXgeev', 'VL', VL, true);
-  if (typeof ldvl !== 'number' || !(ldvl >= -9007199254740991 && ldvl <= 9007199254740991) || ldvl % 1 !== 0) int64Arg('cusolverDnXgeev', 'ldvl', ldvl, true);
+  if (typeof ldvl !== 'number' || !(ldvl >= -9007199254740991 && ldvl <= 9007199254740991) || Math.floor(ldvl) !== ldvl) int64Arg('cusolverDnXgeev', 'ldvl', ldvl, true);
   if (typeof dataTypeVR !== 'number' || (dataTypeVR | 0) !== dataTypeVR) throw intError('cusolverDnXgeev', 'dataTypeVR', 'i32', dataTypeVR);
   pointerArg('cusolverDnXgeev', 'VR', VR, true);
-  if (typeof ldvr !== 'number' || !(ldvr >= -9007199254740991 && ldvr <= 9007199254740991) || ldvr % 1 !== 0) int64Arg('cusolverDnXgeev', 'ldvr', ldvr, true);
+  if (typeof ldvr !== 'number' || !(ldvr >= -9007199254740991 && ldvr <= 9007199254740991) || Math.floor(ldvr) !== ldvr) int64Arg('cusolverDnXgeev', 'ldvr', ldvr, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgeev', 'computeType', 'i32', computeType);
   const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXgeev', 'bufferOnDevice', bufferOnDevice, true);
-  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || workspaceInBytesOnDevice % 1 !== 0) int64Arg('cusolverDnXgeev', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXgeev', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXgeev', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgeev', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXgeev', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXgeev', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgeev', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXgeev', 'info', info, true);
   const status = (cusolverDnXgeev$c ??= binder.native('cusolverDnXgeev'))(handle, params, jobvl, jobvr, n_, dataTypeA, A$, lda, dataTypeW, W$, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
   if (status !== 0) throw fail('cusolverDnXgeev', status);
@@ -285,22 +285,22 @@ function bind$cusolverDnXgeev_bufferSize(): typeof cusolverDnXgeev_bufferSize {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXgeev_bufferSize(handle, params, jobvl, jobvr, n_, dataTypeA, A, lda, dataTypeW, W, dataTypeVL, VL, ldvl, dataTypeVR, VR, ldvr, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeev_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgeev_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgeev_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgeev_bufferSize', 'params', params, true) as typeof params;
     if (typeof jobvl !== 'number' || (jobvl | 0) !== jobvl) throw intError('cusolverDnXgeev_bufferSize', 'jobvl', 'i32', jobvl);
     if (typeof jobvr !== 'number' || (jobvr | 0) !== jobvr) throw intError('cusolverDnXgeev_bufferSize', 'jobvr', 'i32', jobvr);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgeev_bufferSize', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgeev_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgeev_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgeev_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgeev_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgeev_bufferSize', 'lda', lda, true);
     if (typeof dataTypeW !== 'number' || (dataTypeW | 0) !== dataTypeW) throw intError('cusolverDnXgeev_bufferSize', 'dataTypeW', 'i32', dataTypeW);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnXgeev_bufferSize', 'W', W, true);
     if (typeof dataTypeVL !== 'number' || (dataTypeVL | 0) !== dataTypeVL) throw intError('cusolverDnXgeev_bufferSize', 'dataTypeVL', 'i32', dataTypeVL);
     pointerArg('cusolverDnXgeev_bufferSize', 'VL', VL, true);
-    if (typeof ldvl !== 'number' || !(ldvl >= -9007199254740991 && ldvl <= 9007199254740991) || ldvl % 1 !== 0) int64Arg('cusolverDnXgeev_bufferSize', 'ldvl', ldvl, true);
+    if (typeof ldvl !== 'number' || !(ldvl >= -9007199254740991 && ldvl <= 9007199254740991) || Math.floor(ldvl) !== ldvl) int64Arg('cusolverDnXgeev_bufferSize', 'ldvl', ldvl, true);
     if (typeof dataTypeVR !== 'number' || (dataTypeVR | 0) !== dataTypeVR) throw intError('cusolverDnXgeev_bufferSize', 'dataTypeVR', 'i32', dataTypeVR);
     pointerArg('cusolverDnXgeev_bufferSize', 'VR', VR, true);
-    if (typeof ldvr !== 'number' || !(ldvr >= -9007199254740991 && ldvr <= 9007199254740991) || ldvr % 1 !== 0) int64Arg('cusolverDnXgeev_bufferSize', 'ldvr', ldvr, true);
+    if (typeof ldvr !== 'number' || !(ldvr >= -9007199254740991 && ldvr <= 9007199254740991) || Math.floor(ldvr) !== ldvr) int64Arg('cusolverDnXgeev_bufferSize', 'ldvr', ldvr, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgeev_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
     s$f64[1] = 0;
@@ -327,21 +327,21 @@ let cusolverDnXgeqrf$c: NativeFunction | undefined;
  * @param workspaceInBytesOnHost in `size_t`.
  * @param info out `int *`: device memory. */
 export function cusolverDnXgeqrf(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeTau: T.cudaDataType, tau: T.DeviceMemory | null, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeqrf', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgeqrf', 'params', params, true) as typeof params;
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgeqrf', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgeqrf', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgeqrf', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgeqrf', 'params', params, true) as typeof params;
+  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgeqrf', 'm', m, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgeqrf', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgeqrf', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgeqrf', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgeqrf', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgeqrf', 'lda', lda, true);
   if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnXgeqrf', 'dataTypeTau', 'i32', dataTypeTau);
   const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnXgeqrf', 'tau', tau, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgeqrf', 'computeType', 'i32', computeType);
   const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXgeqrf', 'bufferOnDevice', bufferOnDevice, true);
-  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || workspaceInBytesOnDevice % 1 !== 0) int64Arg('cusolverDnXgeqrf', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXgeqrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXgeqrf', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgeqrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXgeqrf', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXgeqrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgeqrf', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXgeqrf', 'info', info, true);
   const status = (cusolverDnXgeqrf$c ??= binder.native('cusolverDnXgeqrf'))(handle, params, m, n_, dataTypeA, A$, lda, dataTypeTau, tau$, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
   if (status !== 0) throw fail('cusolverDnXgeqrf', status);
@@ -368,13 +368,13 @@ function bind$cusolverDnXgeqrf_bufferSize(): typeof cusolverDnXgeqrf_bufferSize 
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXgeqrf_bufferSize(handle, params, m, n_, dataTypeA, A, lda, dataTypeTau, tau, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgeqrf_bufferSize', 'params', params, true) as typeof params;
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgeqrf_bufferSize', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgeqrf_bufferSize', 'n', n_, true);
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgeqrf_bufferSize', 'params', params, true) as typeof params;
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgeqrf_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgeqrf_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgeqrf_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgeqrf_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgeqrf_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgeqrf_bufferSize', 'lda', lda, true);
     if (typeof dataTypeTau !== 'number' || (dataTypeTau | 0) !== dataTypeTau) throw intError('cusolverDnXgeqrf_bufferSize', 'dataTypeTau', 'i32', dataTypeTau);
     const tau$ = typeof tau === 'number' && tau >= 0 && tau <= 9007199254740991 && tau % 1 === 0 ? tau : deviceArg('cusolverDnXgeqrf_bufferSize', 'tau', tau, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgeqrf_bufferSize', 'computeType', 'i32', computeType);

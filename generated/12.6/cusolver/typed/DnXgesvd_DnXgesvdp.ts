@@ -34,29 +34,29 @@ let cusolverDnXgesvd$c: NativeFunction | undefined;
  * @param workspaceInBytesOnHost in `size_t`.
  * @param info out `int *`: device memory. */
 export function cusolverDnXgesvd(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobvt: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeVT: T.cudaDataType, VT: T.DeviceMemory | null, ldvt: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvd', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvd', 'params', params, true) as typeof params;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvd', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgesvd', 'params', params, true) as typeof params;
   if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnXgesvd', 'jobu', 'i8', jobu);
   if (typeof jobvt !== 'number' || ((jobvt << 24) >> 24) !== jobvt) throw intError('cusolverDnXgesvd', 'jobvt', 'i8', jobvt);
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvd', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvd', 'n', n_, true);
+  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgesvd', 'm', m, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgesvd', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvd', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgesvd', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvd', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvd', 'lda', lda, true);
   if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvd', 'dataTypeS', 'i32', dataTypeS);
   const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && S % 1 === 0 ? S : deviceArg('cusolverDnXgesvd', 'S', S, true);
   if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvd', 'dataTypeU', 'i32', dataTypeU);
   const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && U % 1 === 0 ? U : deviceArg('cusolverDnXgesvd', 'U', U, true);
-  if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnXgesvd', 'ldu', ldu, true);
+  if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || Math.floor(ldu) !== ldu) int64Arg('cusolverDnXgesvd', 'ldu', ldu, true);
   if (typeof dataTypeVT !== 'number' || (dataTypeVT | 0) !== dataTypeVT) throw intError('cusolverDnXgesvd', 'dataTypeVT', 'i32', dataTypeVT);
   const VT$ = typeof VT === 'number' && VT >= 0 && VT <= 9007199254740991 && VT % 1 === 0 ? VT : deviceArg('cusolverDnXgesvd', 'VT', VT, true);
-  if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || ldvt % 1 !== 0) int64Arg('cusolverDnXgesvd', 'ldvt', ldvt, true);
+  if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || Math.floor(ldvt) !== ldvt) int64Arg('cusolverDnXgesvd', 'ldvt', ldvt, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvd', 'computeType', 'i32', computeType);
   const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXgesvd', 'bufferOnDevice', bufferOnDevice, true);
-  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || workspaceInBytesOnDevice % 1 !== 0) int64Arg('cusolverDnXgesvd', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXgesvd', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXgesvd', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvd', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXgesvd', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXgesvd', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvd', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnXgesvd', 'info', info, true);
   const status = (cusolverDnXgesvd$c ??= binder.native('cusolverDnXgesvd'))(handle, params, jobu, jobvt, m, n_, dataTypeA, A$, lda, dataTypeS, S$, dataTypeU, U$, ldu, dataTypeVT, VT$, ldvt, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, info$);
   if (status !== 0) throw fail('cusolverDnXgesvd', status);
@@ -91,23 +91,23 @@ function bind$cusolverDnXgesvd_bufferSize(): typeof cusolverDnXgesvd_bufferSize 
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXgesvd_bufferSize(handle, params, jobu, jobvt, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeVT, VT, ldvt, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvd_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvd_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgesvd_bufferSize', 'params', params, true) as typeof params;
     if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnXgesvd_bufferSize', 'jobu', 'i8', jobu);
     if (typeof jobvt !== 'number' || ((jobvt << 24) >> 24) !== jobvt) throw intError('cusolverDnXgesvd_bufferSize', 'jobvt', 'i8', jobvt);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'n', n_, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgesvd_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgesvd_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgesvd_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvd_bufferSize', 'lda', lda, true);
     if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeS', 'i32', dataTypeS);
     const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && S % 1 === 0 ? S : deviceArg('cusolverDnXgesvd_bufferSize', 'S', S, true);
     if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeU', 'i32', dataTypeU);
     const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && U % 1 === 0 ? U : deviceArg('cusolverDnXgesvd_bufferSize', 'U', U, true);
-    if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'ldu', ldu, true);
+    if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || Math.floor(ldu) !== ldu) int64Arg('cusolverDnXgesvd_bufferSize', 'ldu', ldu, true);
     if (typeof dataTypeVT !== 'number' || (dataTypeVT | 0) !== dataTypeVT) throw intError('cusolverDnXgesvd_bufferSize', 'dataTypeVT', 'i32', dataTypeVT);
     const VT$ = typeof VT === 'number' && VT >= 0 && VT <= 9007199254740991 && VT % 1 === 0 ? VT : deviceArg('cusolverDnXgesvd_bufferSize', 'VT', VT, true);
-    if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || ldvt % 1 !== 0) int64Arg('cusolverDnXgesvd_bufferSize', 'ldvt', ldvt, true);
+    if (typeof ldvt !== 'number' || !(ldvt >= -9007199254740991 && ldvt <= 9007199254740991) || Math.floor(ldvt) !== ldvt) int64Arg('cusolverDnXgesvd_bufferSize', 'ldvt', ldvt, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvd_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
     s$f64[1] = 0;
@@ -130,8 +130,8 @@ function bind$cusolverDnXgesvdjGetResidual(): typeof cusolverDnXgesvdjGetResidua
   const s$f64 = s.f64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function cusolverDnXgesvdjGetResidual(handle, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetResidual', 'handle', handle, true) as typeof handle;
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetResidual', 'info', info, true) as typeof info;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvdjGetResidual', 'handle', handle, true) as typeof handle;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXgesvdjGetResidual', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnXgesvdjGetResidual'))(handle, info, s$bytes);
     if (status !== 0) throw fail('cusolverDnXgesvdjGetResidual', status);
@@ -152,8 +152,8 @@ function bind$cusolverDnXgesvdjGetSweeps(): typeof cusolverDnXgesvdjGetSweeps {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXgesvdjGetSweeps(handle, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetSweeps', 'handle', handle, true) as typeof handle;
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetSweeps', 'info', info, true) as typeof info;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvdjGetSweeps', 'handle', handle, true) as typeof handle;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXgesvdjGetSweeps', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnXgesvdjGetSweeps'))(handle, info, s$bytes);
     if (status !== 0) throw fail('cusolverDnXgesvdjGetSweeps', status);
@@ -165,7 +165,7 @@ let cusolverDnXgesvdjSetMaxSweeps$c: NativeFunction | undefined;
  * @param info in `gesvdjInfo_t`.
  * @param max_sweeps in `int`. */
 export function cusolverDnXgesvdjSetMaxSweeps(info: T.gesvdjInfo_t | null, max_sweeps: number): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjSetMaxSweeps', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXgesvdjSetMaxSweeps', 'info', info, true) as typeof info;
   if (typeof max_sweeps !== 'number' || (max_sweeps | 0) !== max_sweeps) throw intError('cusolverDnXgesvdjSetMaxSweeps', 'max_sweeps', 'i32', max_sweeps);
   const status = (cusolverDnXgesvdjSetMaxSweeps$c ??= binder.native('cusolverDnXgesvdjSetMaxSweeps'))(info, max_sweeps);
   if (status !== 0) throw fail('cusolverDnXgesvdjSetMaxSweeps', status);
@@ -175,7 +175,7 @@ let cusolverDnXgesvdjSetSortEig$c: NativeFunction | undefined;
  * @param info in `gesvdjInfo_t`.
  * @param sort_svd in `int`. */
 export function cusolverDnXgesvdjSetSortEig(info: T.gesvdjInfo_t | null, sort_svd: number): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjSetSortEig', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXgesvdjSetSortEig', 'info', info, true) as typeof info;
   if (typeof sort_svd !== 'number' || (sort_svd | 0) !== sort_svd) throw intError('cusolverDnXgesvdjSetSortEig', 'sort_svd', 'i32', sort_svd);
   const status = (cusolverDnXgesvdjSetSortEig$c ??= binder.native('cusolverDnXgesvdjSetSortEig'))(info, sort_svd);
   if (status !== 0) throw fail('cusolverDnXgesvdjSetSortEig', status);
@@ -185,7 +185,7 @@ let cusolverDnXgesvdjSetTolerance$c: NativeFunction | undefined;
  * @param info in `gesvdjInfo_t`.
  * @param tolerance in `double`. */
 export function cusolverDnXgesvdjSetTolerance(info: T.gesvdjInfo_t | null, tolerance: number): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjSetTolerance', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXgesvdjSetTolerance', 'info', info, true) as typeof info;
   if (typeof tolerance !== 'number') throw argError('cusolverDnXgesvdjSetTolerance', 'tolerance', 'a number', tolerance);
   const status = (cusolverDnXgesvdjSetTolerance$c ??= binder.native('cusolverDnXgesvdjSetTolerance'))(info, tolerance);
   if (status !== 0) throw fail('cusolverDnXgesvdjSetTolerance', status);
@@ -217,29 +217,29 @@ let cusolverDnXgesvdp$c: NativeFunction | undefined;
  * @param d_info out `int *`: device memory.
  * @param h_err_sigma in/out `double *`: address or host buffer. */
 export function cusolverDnXgesvdp(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.DeviceMemory | null, ldv: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, d_info: T.DeviceMemory | null, h_err_sigma: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdp', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvdp', 'params', params, true) as typeof params;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvdp', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgesvdp', 'params', params, true) as typeof params;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXgesvdp', 'jobz', 'i32', jobz);
   if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnXgesvdp', 'econ', 'i32', econ);
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'n', n_, true);
+  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgesvdp', 'm', m, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgesvdp', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdp', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgesvdp', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvdp', 'lda', lda, true);
   if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvdp', 'dataTypeS', 'i32', dataTypeS);
   const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && S % 1 === 0 ? S : deviceArg('cusolverDnXgesvdp', 'S', S, true);
   if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvdp', 'dataTypeU', 'i32', dataTypeU);
   const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && U % 1 === 0 ? U : deviceArg('cusolverDnXgesvdp', 'U', U, true);
-  if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'ldu', ldu, true);
+  if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || Math.floor(ldu) !== ldu) int64Arg('cusolverDnXgesvdp', 'ldu', ldu, true);
   if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXgesvdp', 'dataTypeV', 'i32', dataTypeV);
   const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnXgesvdp', 'V', V, true);
-  if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || ldv % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'ldv', ldv, true);
+  if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || Math.floor(ldv) !== ldv) int64Arg('cusolverDnXgesvdp', 'ldv', ldv, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdp', 'computeType', 'i32', computeType);
   const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXgesvdp', 'bufferOnDevice', bufferOnDevice, true);
-  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || workspaceInBytesOnDevice % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXgesvdp', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnXgesvdp', 'd_info', d_info, true);
   pointerArg('cusolverDnXgesvdp', 'h_err_sigma', h_err_sigma, true);
   const status = (cusolverDnXgesvdp$c ??= binder.native('cusolverDnXgesvdp'))(handle, params, jobz, econ, m, n_, dataTypeA, A$, lda, dataTypeS, S$, dataTypeU, U$, ldu, dataTypeV, V$, ldv, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info$, h_err_sigma);
@@ -275,23 +275,23 @@ function bind$cusolverDnXgesvdp_bufferSize(): typeof cusolverDnXgesvdp_bufferSiz
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXgesvdp_bufferSize(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdp_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvdp_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvdp_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgesvdp_bufferSize', 'params', params, true) as typeof params;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXgesvdp_bufferSize', 'jobz', 'i32', jobz);
     if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnXgesvdp_bufferSize', 'econ', 'i32', econ);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'n', n_, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgesvdp_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgesvdp_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgesvdp_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvdp_bufferSize', 'lda', lda, true);
     if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeS', 'i32', dataTypeS);
     const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && S % 1 === 0 ? S : deviceArg('cusolverDnXgesvdp_bufferSize', 'S', S, true);
     if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeU', 'i32', dataTypeU);
     const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && U % 1 === 0 ? U : deviceArg('cusolverDnXgesvdp_bufferSize', 'U', U, true);
-    if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldu', ldu, true);
+    if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || Math.floor(ldu) !== ldu) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldu', ldu, true);
     if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeV', 'i32', dataTypeV);
     const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnXgesvdp_bufferSize', 'V', V, true);
-    if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || ldv % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldv', ldv, true);
+    if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || Math.floor(ldv) !== ldv) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldv', ldv, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdp_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
     s$f64[1] = 0;

@@ -27,7 +27,7 @@ let cusolverDnZgesvdj$c: NativeFunction | undefined;
  * @param info out `int *`: device memory.
  * @param params in `gesvdjInfo_t`. */
 export function cusolverDnZgesvdj(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, econ: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.gesvdjInfo_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdj', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgesvdj', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZgesvdj', 'jobz', 'i32', jobz);
   if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnZgesvdj', 'econ', 'i32', econ);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvdj', 'm', 'i32', m);
@@ -42,7 +42,7 @@ export function cusolverDnZgesvdj(handle: T.cusolverDnHandle_t | null, jobz: T.c
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnZgesvdj', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZgesvdj', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnZgesvdj', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZgesvdj', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnZgesvdj', 'params', params, true) as typeof params;
   const status = (cusolverDnZgesvdj$c ??= binder.native('cusolverDnZgesvdj'))(handle, jobz, econ, m, n_, A$, lda, S$, U$, ldu, V$, ldv, work$, lwork, info$, params);
   if (status !== 0) throw fail('cusolverDnZgesvdj', status);
 }
@@ -65,7 +65,7 @@ let cusolverDnZgesvdjBatched$c: NativeFunction | undefined;
  * @param params in `gesvdjInfo_t`.
  * @param batchSize in `int`. */
 export function cusolverDnZgesvdjBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, V: T.DeviceMemory | null, ldv: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.gesvdjInfo_t | null, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdjBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgesvdjBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZgesvdjBatched', 'jobz', 'i32', jobz);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvdjBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgesvdjBatched', 'n', 'i32', n_);
@@ -79,7 +79,7 @@ export function cusolverDnZgesvdjBatched(handle: T.cusolverDnHandle_t | null, jo
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnZgesvdjBatched', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZgesvdjBatched', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnZgesvdjBatched', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZgesvdjBatched', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnZgesvdjBatched', 'params', params, true) as typeof params;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZgesvdjBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnZgesvdjBatched$c ??= binder.native('cusolverDnZgesvdjBatched'))(handle, jobz, m, n_, A$, lda, S$, U$, ldu, V$, ldv, work$, lwork, info$, params, batchSize);
   if (status !== 0) throw fail('cusolverDnZgesvdjBatched', status);
@@ -109,7 +109,7 @@ function bind$cusolverDnZgesvdjBatched_bufferSize(): typeof cusolverDnZgesvdjBat
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZgesvdjBatched_bufferSize(handle, jobz, m, n_, A, lda, S, U, ldu, V, ldv, params, batchSize) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgesvdjBatched_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'jobz', 'i32', jobz);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'n', 'i32', n_);
@@ -121,7 +121,7 @@ function bind$cusolverDnZgesvdjBatched_bufferSize(): typeof cusolverDnZgesvdjBat
     const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnZgesvdjBatched_bufferSize', 'V', V, true);
     if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'ldv', 'i32', ldv);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnZgesvdjBatched_bufferSize', 'params', params, true) as typeof params;
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZgesvdjBatched_bufferSize', 'batchSize', 'i32', batchSize);
     const status = (native$ ??= binder.native('cusolverDnZgesvdjBatched_bufferSize'))(handle, jobz, m, n_, A$, lda, S$, U$, ldu, V$, ldv, s$bytes, params, batchSize);
     if (status !== 0) throw fail('cusolverDnZgesvdjBatched_bufferSize', status);
@@ -153,7 +153,7 @@ function bind$cusolverDnZgesvdj_bufferSize(): typeof cusolverDnZgesvdj_bufferSiz
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZgesvdj_bufferSize(handle, jobz, econ, m, n_, A, lda, S, U, ldu, V, ldv, params) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgesvdj_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZgesvdj_bufferSize', 'jobz', 'i32', jobz);
     if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnZgesvdj_bufferSize', 'econ', 'i32', econ);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvdj_bufferSize', 'm', 'i32', m);
@@ -166,7 +166,7 @@ function bind$cusolverDnZgesvdj_bufferSize(): typeof cusolverDnZgesvdj_bufferSiz
     const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnZgesvdj_bufferSize', 'V', V, true);
     if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnZgesvdj_bufferSize', 'ldv', 'i32', ldv);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZgesvdj_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnZgesvdj_bufferSize', 'params', params, true) as typeof params;
     const status = (native$ ??= binder.native('cusolverDnZgesvdj_bufferSize'))(handle, jobz, econ, m, n_, A$, lda, S$, U$, ldu, V$, ldv, s$bytes, params);
     if (status !== 0) throw fail('cusolverDnZgesvdj_bufferSize', status);
     return s$i32[0];
@@ -183,7 +183,7 @@ let cusolverDnZgetrf$c: NativeFunction | undefined;
  * @param devIpiv in/out `int *`: device memory.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnZgetrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, Workspace: T.DeviceMemory | null, devIpiv: T.DeviceMemory | null, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgetrf', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgetrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgetrf', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgetrf', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZgetrf', 'A', A, true);
@@ -211,7 +211,7 @@ function bind$cusolverDnZgetrf_bufferSize(): typeof cusolverDnZgetrf_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZgetrf_bufferSize(handle, m, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgetrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgetrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgetrf_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgetrf_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZgetrf_bufferSize', 'A', A, true);
@@ -235,7 +235,7 @@ let cusolverDnZgetrs$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnZgetrs(handle: T.cusolverDnHandle_t | null, trans: T.cublasOperation_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, devIpiv: T.DeviceMemory | null, B: T.DeviceMemory | null, ldb: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgetrs', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgetrs', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnZgetrs', 'trans', 'i32', trans);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgetrs', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnZgetrs', 'nrhs', 'i32', nrhs);
@@ -261,7 +261,7 @@ let cusolverDnZheevd$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnZheevd(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZheevd', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevd', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevd', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevd', 'n', 'i32', n_);
@@ -293,7 +293,7 @@ function bind$cusolverDnZheevd_bufferSize(): typeof cusolverDnZheevd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZheevd_bufferSize(handle, jobz, uplo, n_, A, lda, W) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZheevd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevd_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevd_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevd_bufferSize', 'n', 'i32', n_);

@@ -35,7 +35,7 @@ function bind$cusolverDnZheevdx(): typeof cusolverDnZheevdx {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZheevdx(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W, work, lwork, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevdx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZheevdx', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevdx', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnZheevdx', 'range', 'i32', range);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevdx', 'uplo', 'i32', uplo);
@@ -80,7 +80,7 @@ function bind$cusolverDnZheevdx_bufferSize(): typeof cusolverDnZheevdx_bufferSiz
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZheevdx_bufferSize(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZheevdx_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevdx_bufferSize', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnZheevdx_bufferSize', 'range', 'i32', range);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevdx_bufferSize', 'uplo', 'i32', uplo);
@@ -113,7 +113,7 @@ let cusolverDnZheevj$c: NativeFunction | undefined;
  * @param info out `int *`: device memory.
  * @param params in `syevjInfo_t`. */
 export function cusolverDnZheevj(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.syevjInfo_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevj', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZheevj', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevj', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevj', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevj', 'n', 'i32', n_);
@@ -123,7 +123,7 @@ export function cusolverDnZheevj(handle: T.cusolverDnHandle_t | null, jobz: T.cu
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnZheevj', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZheevj', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnZheevj', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZheevj', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnZheevj', 'params', params, true) as typeof params;
   const status = (cusolverDnZheevj$c ??= binder.native('cusolverDnZheevj'))(handle, jobz, uplo, n_, A$, lda, W$, work$, lwork, info$, params);
   if (status !== 0) throw fail('cusolverDnZheevj', status);
 }
@@ -142,7 +142,7 @@ let cusolverDnZheevjBatched$c: NativeFunction | undefined;
  * @param params in `syevjInfo_t`.
  * @param batchSize in `int`. */
 export function cusolverDnZheevjBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.syevjInfo_t | null, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevjBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZheevjBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevjBatched', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevjBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevjBatched', 'n', 'i32', n_);
@@ -152,7 +152,7 @@ export function cusolverDnZheevjBatched(handle: T.cusolverDnHandle_t | null, job
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnZheevjBatched', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZheevjBatched', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnZheevjBatched', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZheevjBatched', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnZheevjBatched', 'params', params, true) as typeof params;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZheevjBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnZheevjBatched$c ??= binder.native('cusolverDnZheevjBatched'))(handle, jobz, uplo, n_, A$, lda, W$, work$, lwork, info$, params, batchSize);
   if (status !== 0) throw fail('cusolverDnZheevjBatched', status);
@@ -178,7 +178,7 @@ function bind$cusolverDnZheevjBatched_bufferSize(): typeof cusolverDnZheevjBatch
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZheevjBatched_bufferSize(handle, jobz, uplo, n_, A, lda, W, params, batchSize) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZheevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevjBatched_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevjBatched_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevjBatched_bufferSize', 'n', 'i32', n_);
@@ -186,7 +186,7 @@ function bind$cusolverDnZheevjBatched_bufferSize(): typeof cusolverDnZheevjBatch
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevjBatched_bufferSize', 'lda', 'i32', lda);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnZheevjBatched_bufferSize', 'W', W, true);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZheevjBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnZheevjBatched_bufferSize', 'params', params, true) as typeof params;
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZheevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
     const status = (native$ ??= binder.native('cusolverDnZheevjBatched_bufferSize'))(handle, jobz, uplo, n_, A$, lda, W$, s$bytes, params, batchSize);
     if (status !== 0) throw fail('cusolverDnZheevjBatched_bufferSize', status);
@@ -213,7 +213,7 @@ function bind$cusolverDnZheevj_bufferSize(): typeof cusolverDnZheevj_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZheevj_bufferSize(handle, jobz, uplo, n_, A, lda, W, params) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZheevj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZheevj_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZheevj_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZheevj_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZheevj_bufferSize', 'n', 'i32', n_);
@@ -221,7 +221,7 @@ function bind$cusolverDnZheevj_bufferSize(): typeof cusolverDnZheevj_bufferSize 
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZheevj_bufferSize', 'lda', 'i32', lda);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnZheevj_bufferSize', 'W', W, true);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZheevj_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnZheevj_bufferSize', 'params', params, true) as typeof params;
     const status = (native$ ??= binder.native('cusolverDnZheevj_bufferSize'))(handle, jobz, uplo, n_, A$, lda, W$, s$bytes, params);
     if (status !== 0) throw fail('cusolverDnZheevj_bufferSize', status);
     return s$i32[0];
@@ -243,7 +243,7 @@ let cusolverDnZhegvd$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnZhegvd(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZhegvd', 'handle', handle, true) as typeof handle;
   if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnZhegvd', 'itype', 'i32', itype);
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZhegvd', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhegvd', 'uplo', 'i32', uplo);
@@ -281,7 +281,7 @@ function bind$cusolverDnZhegvd_bufferSize(): typeof cusolverDnZhegvd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZhegvd_bufferSize(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZhegvd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnZhegvd_bufferSize', 'itype', 'i32', itype);
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZhegvd_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhegvd_bufferSize', 'uplo', 'i32', uplo);

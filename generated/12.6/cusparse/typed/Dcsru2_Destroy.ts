@@ -22,15 +22,15 @@ let cusparseDcsru2csr$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDcsru2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsru2csr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsru2csr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsru2csr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDcsru2csr', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsru2csr', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDcsru2csr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDcsru2csr', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseDcsru2csr', 'csrVal', csrVal, true);
   pointerArg('cusparseDcsru2csr', 'csrRowPtr', csrRowPtr, true);
   const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseDcsru2csr', 'csrColInd', csrColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsru2csr', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsru2csr', 'info', info, true) as typeof info;
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDcsru2csr', 'pBuffer', pBuffer, true);
   const status = (cusparseDcsru2csr$c ??= binder.native('cusparseDcsru2csr'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseDcsru2csr', status);
@@ -57,14 +57,14 @@ function bind$cusparseDcsru2csr_bufferSizeExt(): typeof cusparseDcsru2csr_buffer
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDcsru2csr_bufferSizeExt(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDcsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDcsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDcsru2csr_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDcsru2csr_bufferSizeExt', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseDcsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
     pointerArg('cusparseDcsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
     pointerArg('cusparseDcsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseDcsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDcsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDcsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd$, info, s$bytes);
     if (status !== 0) throw fail('cusparseDcsru2csr_bufferSizeExt', status);
@@ -83,9 +83,9 @@ let cusparseDenseToSparse_analysis$c: NativeFunction | undefined;
  * @param alg in `cusparseDenseToSparseAlg_t`.
  * @param externalBuffer in/out `void *`: device memory, or null. */
 export function cusparseDenseToSparse_analysis(handle: T.cusparseHandle_t | null, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDenseToSparse_analysis', 'handle', handle, true) as typeof handle;
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseDenseToSparse_analysis', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseDenseToSparse_analysis', 'matB', matB, true) as typeof matB;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDenseToSparse_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseDenseToSparse_analysis', 'matA', matA, true) as typeof matA;
+  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseDenseToSparse_analysis', 'matB', matB, true) as typeof matB;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_analysis', 'alg', 'i32', alg);
   const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseDenseToSparse_analysis', 'externalBuffer', externalBuffer, true);
   const status = (cusparseDenseToSparse_analysis$c ??= binder.native('cusparseDenseToSparse_analysis'))(handle, matA, matB, alg, externalBuffer$);
@@ -108,9 +108,9 @@ function bind$cusparseDenseToSparse_bufferSize(): typeof cusparseDenseToSparse_b
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDenseToSparse_bufferSize(handle, matA, matB, alg) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDenseToSparse_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseDenseToSparse_bufferSize', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseDenseToSparse_bufferSize', 'matB', matB, true) as typeof matB;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDenseToSparse_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseDenseToSparse_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseDenseToSparse_bufferSize', 'matB', matB, true) as typeof matB;
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_bufferSize', 'alg', 'i32', alg);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDenseToSparse_bufferSize'))(handle, matA, matB, alg, s$bytes);
@@ -130,9 +130,9 @@ let cusparseDenseToSparse_convert$c: NativeFunction | undefined;
  * @param alg in `cusparseDenseToSparseAlg_t`.
  * @param externalBuffer in/out `void *`: device memory, or null. */
 export function cusparseDenseToSparse_convert(handle: T.cusparseHandle_t | null, matA: T.cusparseConstDnMatDescr_t | null, matB: T.cusparseSpMatDescr_t | null, alg: T.cusparseDenseToSparseAlg_t, externalBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDenseToSparse_convert', 'handle', handle, true) as typeof handle;
-  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseDenseToSparse_convert', 'matA', matA, true) as typeof matA;
-  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseDenseToSparse_convert', 'matB', matB, true) as typeof matB;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDenseToSparse_convert', 'handle', handle, true) as typeof handle;
+  if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseDenseToSparse_convert', 'matA', matA, true) as typeof matA;
+  if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseDenseToSparse_convert', 'matB', matB, true) as typeof matB;
   if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseDenseToSparse_convert', 'alg', 'i32', alg);
   const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseDenseToSparse_convert', 'externalBuffer', externalBuffer, true);
   const status = (cusparseDenseToSparse_convert$c ??= binder.native('cusparseDenseToSparse_convert'))(handle, matA, matB, alg, externalBuffer$);
@@ -142,7 +142,7 @@ let cusparseDestroy$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroy(cusparseHandle_t handle)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusparseHandle_t`. */
 export function cusparseDestroy(handle: T.cusparseHandle_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDestroy', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDestroy', 'handle', handle, true) as typeof handle;
   const status = (cusparseDestroy$c ??= binder.native('cusparseDestroy'))(handle);
   if (status !== 0) throw fail('cusparseDestroy', status);
 }
@@ -151,7 +151,7 @@ let cusparseDestroyBsric02Info$c: NativeFunction | undefined;
  * @param info in `bsric02Info_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsric02Info(info: T.bsric02Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyBsric02Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsric02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsric02Info$c ??= binder.native('cusparseDestroyBsric02Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyBsric02Info', status);
 }
@@ -160,7 +160,7 @@ let cusparseDestroyBsrilu02Info$c: NativeFunction | undefined;
  * @param info in `bsrilu02Info_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsrilu02Info(info: T.bsrilu02Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyBsrilu02Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrilu02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsrilu02Info$c ??= binder.native('cusparseDestroyBsrilu02Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyBsrilu02Info', status);
 }
@@ -169,7 +169,7 @@ let cusparseDestroyBsrsm2Info$c: NativeFunction | undefined;
  * @param info in `bsrsm2Info_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsrsm2Info(info: T.bsrsm2Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyBsrsm2Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrsm2Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsrsm2Info$c ??= binder.native('cusparseDestroyBsrsm2Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyBsrsm2Info', status);
 }
@@ -178,7 +178,7 @@ let cusparseDestroyBsrsv2Info$c: NativeFunction | undefined;
  * @param info in `bsrsv2Info_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyBsrsv2Info(info: T.bsrsv2Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyBsrsv2Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyBsrsv2Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyBsrsv2Info$c ??= binder.native('cusparseDestroyBsrsv2Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyBsrsv2Info', status);
 }
@@ -187,7 +187,7 @@ let cusparseDestroyColorInfo$c: NativeFunction | undefined;
  * @param info in `cusparseColorInfo_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyColorInfo(info: T.cusparseColorInfo_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyColorInfo', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyColorInfo', 'info', info, true) as typeof info;
   const status = (cusparseDestroyColorInfo$c ??= binder.native('cusparseDestroyColorInfo'))(info);
   if (status !== 0) throw fail('cusparseDestroyColorInfo', status);
 }
@@ -196,7 +196,7 @@ let cusparseDestroyCsric02Info$c: NativeFunction | undefined;
  * @param info in `csric02Info_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsric02Info(info: T.csric02Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsric02Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsric02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsric02Info$c ??= binder.native('cusparseDestroyCsric02Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsric02Info', status);
 }
@@ -205,7 +205,7 @@ let cusparseDestroyCsrilu02Info$c: NativeFunction | undefined;
  * @param info in `csrilu02Info_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsrilu02Info(info: T.csrilu02Info_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsrilu02Info', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsrilu02Info', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsrilu02Info$c ??= binder.native('cusparseDestroyCsrilu02Info'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsrilu02Info', status);
 }
@@ -214,7 +214,7 @@ let cusparseDestroyCsru2csrInfo$c: NativeFunction | undefined;
  * @param info in `csru2csrInfo_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyCsru2csrInfo(info: T.csru2csrInfo_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyCsru2csrInfo', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyCsru2csrInfo', 'info', info, true) as typeof info;
   const status = (cusparseDestroyCsru2csrInfo$c ??= binder.native('cusparseDestroyCsru2csrInfo'))(info);
   if (status !== 0) throw fail('cusparseDestroyCsru2csrInfo', status);
 }
@@ -222,7 +222,7 @@ let cusparseDestroyDnMat$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnMat(cusparseConstDnMatDescr_t dnMatDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnMatDescr in `cusparseConstDnMatDescr_t`. */
 export function cusparseDestroyDnMat(dnMatDescr: T.cusparseConstDnMatDescr_t | null): void {
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDestroyDnMat', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDestroyDnMat', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   const status = (cusparseDestroyDnMat$c ??= binder.native('cusparseDestroyDnMat'))(dnMatDescr);
   if (status !== 0) throw fail('cusparseDestroyDnMat', status);
 }
@@ -230,7 +230,7 @@ let cusparseDestroyDnVec$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyDnVec(cusparseConstDnVecDescr_t dnVecDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param dnVecDescr in `cusparseConstDnVecDescr_t`. */
 export function cusparseDestroyDnVec(dnVecDescr: T.cusparseConstDnVecDescr_t | null): void {
-  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDestroyDnVec', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDestroyDnVec', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
   const status = (cusparseDestroyDnVec$c ??= binder.native('cusparseDestroyDnVec'))(dnVecDescr);
   if (status !== 0) throw fail('cusparseDestroyDnVec', status);
 }
@@ -238,7 +238,7 @@ let cusparseDestroyMatDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroyMatDescr(cusparseMatDescr_t descrA)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param descrA in `cusparseMatDescr_t`. */
 export function cusparseDestroyMatDescr(descrA: T.cusparseMatDescr_t | null): void {
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDestroyMatDescr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDestroyMatDescr', 'descrA', descrA, true) as typeof descrA;
   const status = (cusparseDestroyMatDescr$c ??= binder.native('cusparseDestroyMatDescr'))(descrA);
   if (status !== 0) throw fail('cusparseDestroyMatDescr', status);
 }
@@ -247,7 +247,7 @@ let cusparseDestroyPruneInfo$c: NativeFunction | undefined;
  * @param info in `pruneInfo_t`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDestroyPruneInfo(info: T.pruneInfo_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDestroyPruneInfo', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDestroyPruneInfo', 'info', info, true) as typeof info;
   const status = (cusparseDestroyPruneInfo$c ??= binder.native('cusparseDestroyPruneInfo'))(info);
   if (status !== 0) throw fail('cusparseDestroyPruneInfo', status);
 }
@@ -255,7 +255,7 @@ let cusparseDestroySpMat$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpMat(cusparseConstSpMatDescr_t spMatDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spMatDescr in `cusparseConstSpMatDescr_t`. */
 export function cusparseDestroySpMat(spMatDescr: T.cusparseConstSpMatDescr_t | null): void {
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseDestroySpMat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseDestroySpMat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   const status = (cusparseDestroySpMat$c ??= binder.native('cusparseDestroySpMat'))(spMatDescr);
   if (status !== 0) throw fail('cusparseDestroySpMat', status);
 }
@@ -263,7 +263,7 @@ let cusparseDestroySpVec$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseDestroySpVec(cusparseConstSpVecDescr_t spVecDescr)` · cusparse.h · CUDA 12.6 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param spVecDescr in `cusparseConstSpVecDescr_t`. */
 export function cusparseDestroySpVec(spVecDescr: T.cusparseConstSpVecDescr_t | null): void {
-  if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseDestroySpVec', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
+  if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || Math.floor(spVecDescr) !== spVecDescr) spVecDescr = addressArg('cusparseDestroySpVec', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
   const status = (cusparseDestroySpVec$c ??= binder.native('cusparseDestroySpVec'))(spVecDescr);
   if (status !== 0) throw fail('cusparseDestroySpVec', status);
 }

@@ -20,11 +20,11 @@ let cusparseDnnz$c: NativeFunction | undefined;
  * @param nnzPerRowCol in/out `int *`: address or host buffer.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory. */
 export function cusparseDnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDnnz', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDnnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseDnnz', 'dirA', 'i32', dirA);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDnnz', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDnnz', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDnnz', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDnnz', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseDnnz', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseDnnz', 'lda', 'i32', lda);
   pointerArg('cusparseDnnz', 'nnzPerRowCol', nnzPerRowCol, true);
@@ -44,9 +44,9 @@ let cusparseDnnz_compress$c: NativeFunction | undefined;
  * @param tol in `double`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDnnz_compress', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDnnz_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDnnz_compress', 'm', 'i32', m);
-  if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || descr % 1 !== 0) descr = addressArg('cusparseDnnz_compress', 'descr', descr, true) as typeof descr;
+  if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseDnnz_compress', 'descr', descr, true) as typeof descr;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDnnz_compress', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseDnnz_compress', 'nnzPerRow', nnzPerRow, true);
@@ -81,16 +81,16 @@ function bind$cusparseDpruneCsr2csr(): typeof cusparseDpruneCsr2csr {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseDpruneCsr2csr(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneCsr2csr', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDpruneCsr2csr', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneCsr2csr', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneCsr2csr', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseDpruneCsr2csr', 'nnzA', 'i32', nnzA);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDpruneCsr2csr', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDpruneCsr2csr', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDpruneCsr2csr', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDpruneCsr2csr', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDpruneCsr2csr', 'csrSortedColIndA', csrSortedColIndA, true);
     const threshold$ = typeof threshold === 'number' ? ((s$f64[0] = threshold), s$slot0) : scalarArg('cusparseDpruneCsr2csr', 'threshold', 'f64', 'either', threshold, s$slot0);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneCsr2csr', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDpruneCsr2csr', 'descrC', descrC, true) as typeof descrC;
     const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseDpruneCsr2csr', 'csrSortedValC', csrSortedValC, true);
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseDpruneCsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseDpruneCsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
@@ -118,20 +118,20 @@ let cusparseDpruneCsr2csrByPercentage$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneCsr2csrByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, info: T.pruneInfo_t | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneCsr2csrByPercentage', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDpruneCsr2csrByPercentage', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneCsr2csrByPercentage', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneCsr2csrByPercentage', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseDpruneCsr2csrByPercentage', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDpruneCsr2csrByPercentage', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDpruneCsr2csrByPercentage', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDpruneCsr2csrByPercentage', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDpruneCsr2csrByPercentage', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDpruneCsr2csrByPercentage', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof percentage !== 'number') throw argError('cusparseDpruneCsr2csrByPercentage', 'percentage', 'a number', percentage);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneCsr2csrByPercentage', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDpruneCsr2csrByPercentage', 'descrC', descrC, true) as typeof descrC;
   const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseDpruneCsr2csrByPercentage', 'csrSortedValC', csrSortedValC, true);
   const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseDpruneCsr2csrByPercentage', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseDpruneCsr2csrByPercentage', 'csrSortedColIndC', csrSortedColIndC, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDpruneCsr2csrByPercentage', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDpruneCsr2csrByPercentage', 'info', info, true) as typeof info;
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDpruneCsr2csrByPercentage', 'pBuffer', pBuffer, true);
   const status = (cusparseDpruneCsr2csrByPercentage$c ??= binder.native('cusparseDpruneCsr2csrByPercentage'))(handle, m, n_, nnzA, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, percentage, descrC, csrSortedValC$, csrSortedRowPtrC$, csrSortedColIndC$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseDpruneCsr2csrByPercentage', status);
@@ -164,20 +164,20 @@ function bind$cusparseDpruneCsr2csrByPercentage_bufferSizeExt(): typeof cusparse
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDpruneCsr2csrByPercentage_bufferSizeExt(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'nnzA', 'i32', nnzA);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
     if (typeof percentage !== 'number') throw argError('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'percentage', 'a number', percentage);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
     const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDpruneCsr2csrByPercentage_bufferSizeExt'))(handle, m, n_, nnzA, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, percentage, descrC, csrSortedValC$, csrSortedRowPtrC$, csrSortedColIndC$, info, s$bytes);
     if (status !== 0) throw fail('cusparseDpruneCsr2csrByPercentage_bufferSizeExt', status);
@@ -213,16 +213,16 @@ function bind$cusparseDpruneCsr2csrNnz(): typeof cusparseDpruneCsr2csrNnz {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseDpruneCsr2csrNnz(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneCsr2csrNnz', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDpruneCsr2csrNnz', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneCsr2csrNnz', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneCsr2csrNnz', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseDpruneCsr2csrNnz', 'nnzA', 'i32', nnzA);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDpruneCsr2csrNnz', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDpruneCsr2csrNnz', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDpruneCsr2csrNnz', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDpruneCsr2csrNnz', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDpruneCsr2csrNnz', 'csrSortedColIndA', csrSortedColIndA, true);
     const threshold$ = typeof threshold === 'number' ? ((s$f64[0] = threshold), s$slot0) : scalarArg('cusparseDpruneCsr2csrNnz', 'threshold', 'f64', 'either', threshold, s$slot0);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneCsr2csrNnz', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDpruneCsr2csrNnz', 'descrC', descrC, true) as typeof descrC;
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseDpruneCsr2csrNnz', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const nnzTotalDevHostPtr$ = memoryArg('cusparseDpruneCsr2csrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
     const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDpruneCsr2csrNnz', 'pBuffer', pBuffer, true);
@@ -248,19 +248,19 @@ let cusparseDpruneCsr2csrNnzByPercentage$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneCsr2csrNnzByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedRowPtrC: T.DeviceMemory | null, nnzTotalDevHostPtr: T.AnyMemory | null, info: T.pruneInfo_t | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneCsr2csrNnzByPercentage', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDpruneCsr2csrNnzByPercentage', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneCsr2csrNnzByPercentage', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneCsr2csrNnzByPercentage', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseDpruneCsr2csrNnzByPercentage', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDpruneCsr2csrNnzByPercentage', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDpruneCsr2csrNnzByPercentage', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDpruneCsr2csrNnzByPercentage', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDpruneCsr2csrNnzByPercentage', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDpruneCsr2csrNnzByPercentage', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof percentage !== 'number') throw argError('cusparseDpruneCsr2csrNnzByPercentage', 'percentage', 'a number', percentage);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneCsr2csrNnzByPercentage', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDpruneCsr2csrNnzByPercentage', 'descrC', descrC, true) as typeof descrC;
   const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseDpruneCsr2csrNnzByPercentage', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   const nnzTotalDevHostPtr$ = memoryArg('cusparseDpruneCsr2csrNnzByPercentage', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDpruneCsr2csrNnzByPercentage', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDpruneCsr2csrNnzByPercentage', 'info', info, true) as typeof info;
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDpruneCsr2csrNnzByPercentage', 'pBuffer', pBuffer, true);
   const status = (cusparseDpruneCsr2csrNnzByPercentage$c ??= binder.native('cusparseDpruneCsr2csrNnzByPercentage'))(handle, m, n_, nnzA, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, percentage, descrC, csrSortedRowPtrC$, nnzTotalDevHostPtr$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseDpruneCsr2csrNnzByPercentage', status);
@@ -292,16 +292,16 @@ function bind$cusparseDpruneCsr2csr_bufferSizeExt(): typeof cusparseDpruneCsr2cs
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDpruneCsr2csr_bufferSizeExt(handle, m, n_, nnzA, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneCsr2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDpruneCsr2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneCsr2csr_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneCsr2csr_bufferSizeExt', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseDpruneCsr2csr_bufferSizeExt', 'nnzA', 'i32', nnzA);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseDpruneCsr2csr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseDpruneCsr2csr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
     const threshold$ = typeof threshold === 'number' ? ((s$f64[0] = threshold), s$slot0) : scalarArg('cusparseDpruneCsr2csr_bufferSizeExt', 'threshold', 'f64', 'either', threshold, s$slot0);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneCsr2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDpruneCsr2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
     const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseDpruneCsr2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
@@ -338,13 +338,13 @@ function bind$cusparseDpruneDense2csr(): typeof cusparseDpruneDense2csr {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseDpruneDense2csr(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneDense2csr', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDpruneDense2csr', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneDense2csr', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneDense2csr', 'n', 'i32', n_);
     pointerArg('cusparseDpruneDense2csr', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseDpruneDense2csr', 'lda', 'i32', lda);
     const threshold$ = typeof threshold === 'number' ? ((s$f64[0] = threshold), s$slot0) : scalarArg('cusparseDpruneDense2csr', 'threshold', 'f64', 'either', threshold, s$slot0);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneDense2csr', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDpruneDense2csr', 'descrC', descrC, true) as typeof descrC;
     const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseDpruneDense2csr', 'csrSortedValC', csrSortedValC, true);
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseDpruneDense2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseDpruneDense2csr', 'csrSortedColIndC', csrSortedColIndC, true);
@@ -369,17 +369,17 @@ let cusparseDpruneDense2csrByPercentage$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneDense2csrByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, info: T.pruneInfo_t | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneDense2csrByPercentage', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDpruneDense2csrByPercentage', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneDense2csrByPercentage', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneDense2csrByPercentage', 'n', 'i32', n_);
   pointerArg('cusparseDpruneDense2csrByPercentage', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseDpruneDense2csrByPercentage', 'lda', 'i32', lda);
   if (typeof percentage !== 'number') throw argError('cusparseDpruneDense2csrByPercentage', 'percentage', 'a number', percentage);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneDense2csrByPercentage', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDpruneDense2csrByPercentage', 'descrC', descrC, true) as typeof descrC;
   const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseDpruneDense2csrByPercentage', 'csrSortedValC', csrSortedValC, true);
   const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseDpruneDense2csrByPercentage', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseDpruneDense2csrByPercentage', 'csrSortedColIndC', csrSortedColIndC, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDpruneDense2csrByPercentage', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDpruneDense2csrByPercentage', 'info', info, true) as typeof info;
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDpruneDense2csrByPercentage', 'pBuffer', pBuffer, true);
   const status = (cusparseDpruneDense2csrByPercentage$c ??= binder.native('cusparseDpruneDense2csrByPercentage'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC$, csrSortedRowPtrC$, csrSortedColIndC$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseDpruneDense2csrByPercentage', status);
@@ -409,17 +409,17 @@ function bind$cusparseDpruneDense2csrByPercentage_bufferSizeExt(): typeof cuspar
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDpruneDense2csrByPercentage_bufferSizeExt(handle, m, n_, A, lda, percentage, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'n', 'i32', n_);
     pointerArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'lda', 'i32', lda);
     if (typeof percentage !== 'number') throw argError('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'percentage', 'a number', percentage);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
     const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDpruneDense2csrByPercentage_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDpruneDense2csrByPercentage_bufferSizeExt'))(handle, m, n_, A, lda, percentage, descrC, csrSortedValC$, csrSortedRowPtrC$, csrSortedColIndC$, info, s$bytes);
     if (status !== 0) throw fail('cusparseDpruneDense2csrByPercentage_bufferSizeExt', status);
@@ -452,13 +452,13 @@ function bind$cusparseDpruneDense2csrNnz(): typeof cusparseDpruneDense2csrNnz {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseDpruneDense2csrNnz(handle, m, n_, A, lda, threshold, descrC, csrSortedRowPtrC, nnzTotalDevHostPtr, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneDense2csrNnz', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDpruneDense2csrNnz', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneDense2csrNnz', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneDense2csrNnz', 'n', 'i32', n_);
     pointerArg('cusparseDpruneDense2csrNnz', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseDpruneDense2csrNnz', 'lda', 'i32', lda);
     const threshold$ = typeof threshold === 'number' ? ((s$f64[0] = threshold), s$slot0) : scalarArg('cusparseDpruneDense2csrNnz', 'threshold', 'f64', 'either', threshold, s$slot0);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneDense2csrNnz', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDpruneDense2csrNnz', 'descrC', descrC, true) as typeof descrC;
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseDpruneDense2csrNnz', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const nnzTotalDevHostPtr$ = memoryArg('cusparseDpruneDense2csrNnz', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
     const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDpruneDense2csrNnz', 'pBuffer', pBuffer, true);
@@ -481,16 +481,16 @@ let cusparseDpruneDense2csrNnzByPercentage$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseDpruneDense2csrNnzByPercentage(handle: T.cusparseHandle_t | null, m: number, n_: number, A: T.Pointer, lda: number, percentage: number, descrC: T.cusparseMatDescr_t | null, csrRowPtrC: T.Pointer, nnzTotalDevHostPtr: T.AnyMemory | null, info: T.pruneInfo_t | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneDense2csrNnzByPercentage', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDpruneDense2csrNnzByPercentage', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneDense2csrNnzByPercentage', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneDense2csrNnzByPercentage', 'n', 'i32', n_);
   pointerArg('cusparseDpruneDense2csrNnzByPercentage', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseDpruneDense2csrNnzByPercentage', 'lda', 'i32', lda);
   if (typeof percentage !== 'number') throw argError('cusparseDpruneDense2csrNnzByPercentage', 'percentage', 'a number', percentage);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneDense2csrNnzByPercentage', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDpruneDense2csrNnzByPercentage', 'descrC', descrC, true) as typeof descrC;
   pointerArg('cusparseDpruneDense2csrNnzByPercentage', 'csrRowPtrC', csrRowPtrC, true);
   const nnzTotalDevHostPtr$ = memoryArg('cusparseDpruneDense2csrNnzByPercentage', 'nnzTotalDevHostPtr', nnzTotalDevHostPtr, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseDpruneDense2csrNnzByPercentage', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseDpruneDense2csrNnzByPercentage', 'info', info, true) as typeof info;
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseDpruneDense2csrNnzByPercentage', 'pBuffer', pBuffer, true);
   const status = (cusparseDpruneDense2csrNnzByPercentage$c ??= binder.native('cusparseDpruneDense2csrNnzByPercentage'))(handle, m, n_, A, lda, percentage, descrC, csrRowPtrC, nnzTotalDevHostPtr$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseDpruneDense2csrNnzByPercentage', status);
@@ -519,13 +519,13 @@ function bind$cusparseDpruneDense2csr_bufferSizeExt(): typeof cusparseDpruneDens
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDpruneDense2csr_bufferSizeExt(handle, m, n_, A, lda, threshold, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseDpruneDense2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseDpruneDense2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseDpruneDense2csr_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseDpruneDense2csr_bufferSizeExt', 'n', 'i32', n_);
     pointerArg('cusparseDpruneDense2csr_bufferSizeExt', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseDpruneDense2csr_bufferSizeExt', 'lda', 'i32', lda);
     const threshold$ = typeof threshold === 'number' ? ((s$f64[0] = threshold), s$slot0) : scalarArg('cusparseDpruneDense2csr_bufferSizeExt', 'threshold', 'f64', 'either', threshold, s$slot0);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseDpruneDense2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseDpruneDense2csr_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
     const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseDpruneDense2csr_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseDpruneDense2csr_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseDpruneDense2csr_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);

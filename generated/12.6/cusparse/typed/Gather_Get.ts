@@ -14,9 +14,9 @@ let cusparseGather$c: NativeFunction | undefined;
  * @param vecY in `cusparseConstDnVecDescr_t`.
  * @param vecX in `cusparseSpVecDescr_t`. */
 export function cusparseGather(handle: T.cusparseHandle_t | null, vecY: T.cusparseConstDnVecDescr_t | null, vecX: T.cusparseSpVecDescr_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGather', 'handle', handle, true) as typeof handle;
-  if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseGather', 'vecY', vecY, true) as typeof vecY;
-  if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseGather', 'vecX', vecX, true) as typeof vecX;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseGather', 'handle', handle, true) as typeof handle;
+  if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseGather', 'vecY', vecY, true) as typeof vecY;
+  if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || Math.floor(vecX) !== vecX) vecX = addressArg('cusparseGather', 'vecX', vecX, true) as typeof vecX;
   const status = (cusparseGather$c ??= binder.native('cusparseGather'))(handle, vecY, vecX);
   if (status !== 0) throw fail('cusparseGather', status);
 }
@@ -43,7 +43,7 @@ let cusparseGetMatDiagType$c: NativeFunction | undefined;
  * @param descrA in `const cusparseMatDescr_t`.
  * @returns `cusparseDiagType_t` */
 export function cusparseGetMatDiagType(descrA: T.cusparseMatDescr_t | null): T.cusparseDiagType_t {
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseGetMatDiagType', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseGetMatDiagType', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatDiagType$c ??= binder.native('cusparseGetMatDiagType'))(descrA);
   return result;
 }
@@ -52,7 +52,7 @@ let cusparseGetMatFillMode$c: NativeFunction | undefined;
  * @param descrA in `const cusparseMatDescr_t`.
  * @returns `cusparseFillMode_t` */
 export function cusparseGetMatFillMode(descrA: T.cusparseMatDescr_t | null): T.cusparseFillMode_t {
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseGetMatFillMode', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseGetMatFillMode', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatFillMode$c ??= binder.native('cusparseGetMatFillMode'))(descrA);
   return result;
 }
@@ -61,7 +61,7 @@ let cusparseGetMatIndexBase$c: NativeFunction | undefined;
  * @param descrA in `const cusparseMatDescr_t`.
  * @returns `cusparseIndexBase_t` */
 export function cusparseGetMatIndexBase(descrA: T.cusparseMatDescr_t | null): T.cusparseIndexBase_t {
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseGetMatIndexBase', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseGetMatIndexBase', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatIndexBase$c ??= binder.native('cusparseGetMatIndexBase'))(descrA);
   return result;
 }
@@ -70,7 +70,7 @@ let cusparseGetMatType$c: NativeFunction | undefined;
  * @param descrA in `const cusparseMatDescr_t`.
  * @returns `cusparseMatrixType_t` */
 export function cusparseGetMatType(descrA: T.cusparseMatDescr_t | null): T.cusparseMatrixType_t {
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseGetMatType', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseGetMatType', 'descrA', descrA, true) as typeof descrA;
   const result = (cusparseGetMatType$c ??= binder.native('cusparseGetMatType'))(descrA);
   return result;
 }
@@ -87,7 +87,7 @@ function bind$cusparseGetPointerMode(): typeof cusparseGetPointerMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseGetPointerMode(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetPointerMode', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseGetPointerMode', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseGetPointerMode'))(handle, s$bytes);
     if (status !== 0) throw fail('cusparseGetPointerMode', status);
@@ -128,7 +128,7 @@ function bind$cusparseGetStream(): typeof cusparseGetStream {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseGetStream(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetStream', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseGetStream', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseGetStream'))(handle, s$bytes);
     if (status !== 0) throw fail('cusparseGetStream', status);
@@ -152,7 +152,7 @@ function bind$cusparseGetVersion(): typeof cusparseGetVersion {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseGetVersion(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseGetVersion', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseGetVersion', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseGetVersion'))(handle, s$bytes);
     if (status !== 0) throw fail('cusparseGetVersion', status);

@@ -22,7 +22,7 @@ let cusparseSgpsvInterleavedBatch$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseSgpsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, ds: T.DeviceMemory | null, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, dw: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgpsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgpsvInterleavedBatch', 'algo', 'i32', algo);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgpsvInterleavedBatch', 'm', 'i32', m);
   const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && ds % 1 === 0 ? ds : deviceArg('cusparseSgpsvInterleavedBatch', 'ds', ds, true);
@@ -59,7 +59,7 @@ function bind$cusparseSgpsvInterleavedBatch_bufferSizeExt(): typeof cusparseSgps
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSgpsvInterleavedBatch_bufferSizeExt(handle, algo, m, ds, dl, d, du, dw, x, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
     const ds$ = typeof ds === 'number' && ds >= 0 && ds <= 9007199254740991 && ds % 1 === 0 ? ds : deviceArg('cusparseSgpsvInterleavedBatch_bufferSizeExt', 'ds', ds, true);
@@ -91,7 +91,7 @@ let cusparseSgtsv2$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseSgtsv2(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2', 'n', 'i32', n_);
   const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2', 'dl', dl, true);
@@ -115,7 +115,7 @@ let cusparseSgtsv2StridedBatch$c: NativeFunction | undefined;
  * @param batchStride in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseSgtsv2StridedBatch(handle: T.cusparseHandle_t | null, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, batchStride: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2StridedBatch', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2StridedBatch', 'm', 'i32', m);
   const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2StridedBatch', 'dl', dl, true);
   const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsv2StridedBatch', 'd', d, true);
@@ -148,7 +148,7 @@ function bind$cusparseSgtsv2StridedBatch_bufferSizeExt(): typeof cusparseSgtsv2S
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSgtsv2StridedBatch_bufferSizeExt(handle, m, dl, d, du, x, batchCount, batchStride) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2StridedBatch_bufferSizeExt', 'm', 'i32', m);
     const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'dl', dl, true);
     const d$ = typeof d === 'number' && d >= 0 && d <= 9007199254740991 && d % 1 === 0 ? d : deviceArg('cusparseSgtsv2StridedBatch_bufferSizeExt', 'd', d, true);
@@ -187,7 +187,7 @@ function bind$cusparseSgtsv2_bufferSizeExt(): typeof cusparseSgtsv2_bufferSizeEx
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSgtsv2_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_bufferSizeExt', 'n', 'i32', n_);
     const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2_bufferSizeExt', 'dl', dl, true);
@@ -217,7 +217,7 @@ let cusparseSgtsv2_nopivot$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseSgtsv2_nopivot(handle: T.cusparseHandle_t | null, m: number, n_: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, B: T.Pointer, ldb: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2_nopivot', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2_nopivot', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_nopivot', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_nopivot', 'n', 'i32', n_);
   const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2_nopivot', 'dl', dl, true);
@@ -250,7 +250,7 @@ function bind$cusparseSgtsv2_nopivot_bufferSizeExt(): typeof cusparseSgtsv2_nopi
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSgtsv2_nopivot_bufferSizeExt(handle, m, n_, dl, d, du, B, ldb) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSgtsv2_nopivot_bufferSizeExt', 'n', 'i32', n_);
     const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsv2_nopivot_bufferSizeExt', 'dl', dl, true);
@@ -280,7 +280,7 @@ let cusparseSgtsvInterleavedBatch$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseSgtsvInterleavedBatch(handle: T.cusparseHandle_t | null, algo: number, m: number, dl: T.DeviceMemory | null, d: T.DeviceMemory | null, du: T.DeviceMemory | null, x: T.DeviceMemory | null, batchCount: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsvInterleavedBatch', 'handle', handle, true) as typeof handle;
   if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgtsvInterleavedBatch', 'algo', 'i32', algo);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsvInterleavedBatch', 'm', 'i32', m);
   const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsvInterleavedBatch', 'dl', dl, true);
@@ -313,7 +313,7 @@ function bind$cusparseSgtsvInterleavedBatch_bufferSizeExt(): typeof cusparseSgts
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSgtsvInterleavedBatch_bufferSizeExt(handle, algo, m, dl, d, du, x, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'algo', 'i32', algo);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'm', 'i32', m);
     const dl$ = typeof dl === 'number' && dl >= 0 && dl <= 9007199254740991 && dl % 1 === 0 ? dl : deviceArg('cusparseSgtsvInterleavedBatch_bufferSizeExt', 'dl', dl, true);

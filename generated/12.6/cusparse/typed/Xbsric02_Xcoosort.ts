@@ -15,8 +15,8 @@ let cusparseXbsric02_zeroPivot$c: NativeFunction | undefined;
  * @param position in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseXbsric02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.bsric02Info_t | null, position: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXbsric02_zeroPivot', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXbsric02_zeroPivot', 'info', info, true) as typeof info;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXbsric02_zeroPivot', 'handle', handle, true) as typeof handle;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseXbsric02_zeroPivot', 'info', info, true) as typeof info;
   pointerArg('cusparseXbsric02_zeroPivot', 'position', position, true);
   const status = (cusparseXbsric02_zeroPivot$c ??= binder.native('cusparseXbsric02_zeroPivot'))(handle, info, position);
   if (status !== 0) throw fail('cusparseXbsric02_zeroPivot', status);
@@ -28,8 +28,8 @@ let cusparseXbsrilu02_zeroPivot$c: NativeFunction | undefined;
  * @param position in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseXbsrilu02_zeroPivot(handle: T.cusparseHandle_t | null, info: T.bsrilu02Info_t | null, position: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXbsrilu02_zeroPivot', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXbsrilu02_zeroPivot', 'info', info, true) as typeof info;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXbsrilu02_zeroPivot', 'handle', handle, true) as typeof handle;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseXbsrilu02_zeroPivot', 'info', info, true) as typeof info;
   pointerArg('cusparseXbsrilu02_zeroPivot', 'position', position, true);
   const status = (cusparseXbsrilu02_zeroPivot$c ??= binder.native('cusparseXbsrilu02_zeroPivot'))(handle, info, position);
   if (status !== 0) throw fail('cusparseXbsrilu02_zeroPivot', status);
@@ -41,8 +41,8 @@ let cusparseXbsrsm2_zeroPivot$c: NativeFunction | undefined;
  * @param position in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseXbsrsm2_zeroPivot(handle: T.cusparseHandle_t | null, info: T.bsrsm2Info_t | null, position: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXbsrsm2_zeroPivot', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXbsrsm2_zeroPivot', 'info', info, true) as typeof info;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXbsrsm2_zeroPivot', 'handle', handle, true) as typeof handle;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseXbsrsm2_zeroPivot', 'info', info, true) as typeof info;
   pointerArg('cusparseXbsrsm2_zeroPivot', 'position', position, true);
   const status = (cusparseXbsrsm2_zeroPivot$c ??= binder.native('cusparseXbsrsm2_zeroPivot'))(handle, info, position);
   if (status !== 0) throw fail('cusparseXbsrsm2_zeroPivot', status);
@@ -54,8 +54,8 @@ let cusparseXbsrsv2_zeroPivot$c: NativeFunction | undefined;
  * @param position in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseXbsrsv2_zeroPivot(handle: T.cusparseHandle_t | null, info: T.bsrsv2Info_t | null, position: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXbsrsv2_zeroPivot', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseXbsrsv2_zeroPivot', 'info', info, true) as typeof info;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXbsrsv2_zeroPivot', 'handle', handle, true) as typeof handle;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseXbsrsv2_zeroPivot', 'info', info, true) as typeof info;
   pointerArg('cusparseXbsrsv2_zeroPivot', 'position', position, true);
   const status = (cusparseXbsrsv2_zeroPivot$c ??= binder.native('cusparseXbsrsv2_zeroPivot'))(handle, info, position);
   if (status !== 0) throw fail('cusparseXbsrsv2_zeroPivot', status);
@@ -69,7 +69,7 @@ let cusparseXcoo2csr$c: NativeFunction | undefined;
  * @param csrSortedRowPtr in/out `int *`: device memory.
  * @param idxBase in `cusparseIndexBase_t`. */
 export function cusparseXcoo2csr(handle: T.cusparseHandle_t | null, cooRowInd: T.DeviceMemory | null, nnz: number, m: number, csrSortedRowPtr: T.DeviceMemory | null, idxBase: T.cusparseIndexBase_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcoo2csr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcoo2csr', 'handle', handle, true) as typeof handle;
   const cooRowInd$ = typeof cooRowInd === 'number' && cooRowInd >= 0 && cooRowInd <= 9007199254740991 && cooRowInd % 1 === 0 ? cooRowInd : deviceArg('cusparseXcoo2csr', 'cooRowInd', cooRowInd, true);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcoo2csr', 'nnz', 'i32', nnz);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcoo2csr', 'm', 'i32', m);
@@ -89,7 +89,7 @@ let cusparseXcoosortByColumn$c: NativeFunction | undefined;
  * @param P in/out `int *`: address or host buffer.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseXcoosortByColumn(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcoosortByColumn', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcoosortByColumn', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcoosortByColumn', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcoosortByColumn', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcoosortByColumn', 'nnz', 'i32', nnz);
@@ -111,7 +111,7 @@ let cusparseXcoosortByRow$c: NativeFunction | undefined;
  * @param P in/out `int *`: address or host buffer.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseXcoosortByRow(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, cooRowsA: T.Pointer, cooColsA: T.Pointer, P: T.Pointer, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcoosortByRow', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcoosortByRow', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcoosortByRow', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcoosortByRow', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcoosortByRow', 'nnz', 'i32', nnz);
@@ -141,7 +141,7 @@ function bind$cusparseXcoosort_bufferSizeExt(): typeof cusparseXcoosort_bufferSi
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseXcoosort_bufferSizeExt(handle, m, n_, nnz, cooRowsA, cooColsA) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseXcoosort_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseXcoosort_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseXcoosort_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseXcoosort_bufferSizeExt', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseXcoosort_bufferSizeExt', 'nnz', 'i32', nnz);

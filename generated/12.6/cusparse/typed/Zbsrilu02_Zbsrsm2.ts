@@ -24,16 +24,16 @@ let cusparseZbsrilu02$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrilu02(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZbsrilu02', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrilu02', 'dirA', 'i32', dirA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrilu02', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrilu02', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrilu02', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsrilu02', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZbsrilu02', 'bsrSortedVal', bsrSortedVal, true);
   const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZbsrilu02', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZbsrilu02', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsrilu02', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrilu02', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZbsrilu02', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZbsrilu02', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZbsrilu02', 'pBuffer', pBuffer, true);
   const status = (cusparseZbsrilu02$c ??= binder.native('cusparseZbsrilu02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, policy, pBuffer$);
@@ -55,16 +55,16 @@ let cusparseZbsrilu02_analysis$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrilu02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZbsrilu02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrilu02_analysis', 'dirA', 'i32', dirA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrilu02_analysis', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrilu02_analysis', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrilu02_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsrilu02_analysis', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZbsrilu02_analysis', 'bsrSortedVal', bsrSortedVal, true);
   const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZbsrilu02_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZbsrilu02_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsrilu02_analysis', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrilu02_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZbsrilu02_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZbsrilu02_analysis', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZbsrilu02_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseZbsrilu02_analysis$c ??= binder.native('cusparseZbsrilu02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, policy, pBuffer$);
@@ -93,16 +93,16 @@ function bind$cusparseZbsrilu02_bufferSize(): typeof cusparseZbsrilu02_bufferSiz
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseZbsrilu02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZbsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrilu02_bufferSize', 'dirA', 'i32', dirA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrilu02_bufferSize', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrilu02_bufferSize', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZbsrilu02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZbsrilu02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZbsrilu02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseZbsrilu02_bufferSize', 'blockDim', 'i32', blockDim);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrilu02_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZbsrilu02_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZbsrilu02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, s$bytes);
     if (status !== 0) throw fail('cusparseZbsrilu02_bufferSize', status);
@@ -133,16 +133,16 @@ function bind$cusparseZbsrilu02_bufferSizeExt(): typeof cusparseZbsrilu02_buffer
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZbsrilu02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZbsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrilu02_bufferSizeExt', 'dirA', 'i32', dirA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrilu02_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrilu02_bufferSizeExt', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZbsrilu02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrilu02_bufferSizeExt', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZbsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZbsrilu02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseZbsrilu02_bufferSizeExt', status);
@@ -162,8 +162,8 @@ let cusparseZbsrilu02_numericBoost$c: NativeFunction | undefined;
  * @param boost_val in/out `cuDoubleComplex *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrilu02_numericBoost(handle: T.cusparseHandle_t | null, info: T.bsrilu02Info_t | null, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrilu02_numericBoost', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrilu02_numericBoost', 'info', info, true) as typeof info;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZbsrilu02_numericBoost', 'handle', handle, true) as typeof handle;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZbsrilu02_numericBoost', 'info', info, true) as typeof info;
   if (typeof enable_boost !== 'number' || (enable_boost | 0) !== enable_boost) throw intError('cusparseZbsrilu02_numericBoost', 'enable_boost', 'i32', enable_boost);
   pointerArg('cusparseZbsrilu02_numericBoost', 'tol', tol, true);
   pointerArg('cusparseZbsrilu02_numericBoost', 'boost_val', boost_val, true);
@@ -200,7 +200,7 @@ function bind$cusparseZbsrmm(): typeof cusparseZbsrmm {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cusparseZbsrmm(handle, dirA, transA, transB, mb, n_, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrmm', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZbsrmm', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrmm', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZbsrmm', 'transA', 'i32', transA);
     if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseZbsrmm', 'transB', 'i32', transB);
@@ -209,7 +209,7 @@ function bind$cusparseZbsrmm(): typeof cusparseZbsrmm {
     if (typeof kb !== 'number' || (kb | 0) !== kb) throw intError('cusparseZbsrmm', 'kb', 'i32', kb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrmm', 'nnzb', 'i32', nnzb);
     const alpha$ = scalarArg('cusparseZbsrmm', 'alpha', 'c128', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrmm', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsrmm', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseZbsrmm', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseZbsrmm', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
     const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseZbsrmm', 'bsrSortedColIndA', bsrSortedColIndA, true);
@@ -249,14 +249,14 @@ function bind$cusparseZbsrmv(): typeof cusparseZbsrmv {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cusparseZbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrmv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZbsrmv', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrmv', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZbsrmv', 'transA', 'i32', transA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrmv', 'mb', 'i32', mb);
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseZbsrmv', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrmv', 'nnzb', 'i32', nnzb);
     const alpha$ = scalarArg('cusparseZbsrmv', 'alpha', 'c128', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrmv', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsrmv', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseZbsrmv', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseZbsrmv', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
     const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseZbsrmv', 'bsrSortedColIndA', bsrSortedColIndA, true);
@@ -287,19 +287,19 @@ let cusparseZbsrsm2_analysis$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZbsrsm2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrsm2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsm2_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZbsrsm2_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrsm2_analysis', 'dirA', 'i32', dirA);
   if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZbsrsm2_analysis', 'transA', 'i32', transA);
   if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseZbsrsm2_analysis', 'transXY', 'i32', transXY);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrsm2_analysis', 'mb', 'i32', mb);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZbsrsm2_analysis', 'n', 'i32', n_);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrsm2_analysis', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsm2_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsrsm2_analysis', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZbsrsm2_analysis', 'bsrSortedVal', bsrSortedVal, true);
   const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZbsrsm2_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZbsrsm2_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrsm2_analysis', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsm2_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZbsrsm2_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZbsrsm2_analysis', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZbsrsm2_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseZbsrsm2_analysis$c ??= binder.native('cusparseZbsrsm2_analysis'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockSize, info, policy, pBuffer$);
@@ -331,19 +331,19 @@ function bind$cusparseZbsrsm2_bufferSize(): typeof cusparseZbsrsm2_bufferSize {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseZbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsm2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZbsrsm2_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrsm2_bufferSize', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZbsrsm2_bufferSize', 'transA', 'i32', transA);
     if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseZbsrsm2_bufferSize', 'transXY', 'i32', transXY);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrsm2_bufferSize', 'mb', 'i32', mb);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZbsrsm2_bufferSize', 'n', 'i32', n_);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrsm2_bufferSize', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsm2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsrsm2_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZbsrsm2_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZbsrsm2_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrsm2_bufferSize', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsm2_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZbsrsm2_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseZbsrsm2_bufferSize', status);
@@ -377,19 +377,19 @@ function bind$cusparseZbsrsm2_bufferSizeExt(): typeof cusparseZbsrsm2_bufferSize
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZbsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrsm2_bufferSizeExt', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZbsrsm2_bufferSizeExt', 'transA', 'i32', transA);
     if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseZbsrsm2_bufferSizeExt', 'transB', 'i32', transB);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseZbsrsm2_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZbsrsm2_bufferSizeExt', 'n', 'i32', n_);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrsm2_bufferSizeExt', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZbsrsm2_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZbsrsm2_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrsm2_bufferSizeExt', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZbsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseZbsrsm2_bufferSizeExt', status);
@@ -432,7 +432,7 @@ function bind$cusparseZbsrsm2_solve(): typeof cusparseZbsrsm2_solve {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseZbsrsm2_solve(handle, dirA, transA, transXY, mb, n_, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZbsrsm2_solve', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZbsrsm2_solve', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseZbsrsm2_solve', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseZbsrsm2_solve', 'transA', 'i32', transA);
     if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseZbsrsm2_solve', 'transXY', 'i32', transXY);
@@ -440,12 +440,12 @@ function bind$cusparseZbsrsm2_solve(): typeof cusparseZbsrsm2_solve {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZbsrsm2_solve', 'n', 'i32', n_);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseZbsrsm2_solve', 'nnzb', 'i32', nnzb);
     const alpha$ = scalarArg('cusparseZbsrsm2_solve', 'alpha', 'c128', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZbsrsm2_solve', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZbsrsm2_solve', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseZbsrsm2_solve', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseZbsrsm2_solve', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseZbsrsm2_solve', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseZbsrsm2_solve', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZbsrsm2_solve', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZbsrsm2_solve', 'info', info, true) as typeof info;
     pointerArg('cusparseZbsrsm2_solve', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseZbsrsm2_solve', 'ldb', 'i32', ldb);
     pointerArg('cusparseZbsrsm2_solve', 'X', X, true);

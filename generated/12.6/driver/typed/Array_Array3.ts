@@ -42,7 +42,7 @@ let cuArray3DGetDescriptor$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArray3DGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY3D_DESCRIPTOR_st {
   const pArrayDescriptor$ = new Uint8Array(40);
-  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArray3DGetDescriptor', 'hArray', hArray, true) as typeof hArray;
+  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || Math.floor(hArray) !== hArray) hArray = addressArg('cuArray3DGetDescriptor', 'hArray', hArray, true) as typeof hArray;
   const status = (cuArray3DGetDescriptor$c ??= binder.native('cuArray3DGetDescriptor'))(pArrayDescriptor$, hArray);
   if (status !== 0) throw fail('cuArray3DGetDescriptor', status);
   return decodeRecord<T.CUDA_ARRAY3D_DESCRIPTOR_st>(records.CUDA_ARRAY3D_DESCRIPTOR_st(), pArrayDescriptor$);
@@ -78,7 +78,7 @@ let cuArrayDestroy$c: NativeFunction | undefined;
  * @param hArray in `CUarray`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayDestroy(hArray: T.CUarray | null): void {
-  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArrayDestroy', 'hArray', hArray, true) as typeof hArray;
+  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || Math.floor(hArray) !== hArray) hArray = addressArg('cuArrayDestroy', 'hArray', hArray, true) as typeof hArray;
   const status = (cuArrayDestroy$c ??= binder.native('cuArrayDestroy'))(hArray);
   if (status !== 0) throw fail('cuArrayDestroy', status);
 }
@@ -89,7 +89,7 @@ let cuArrayGetDescriptor$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetDescriptor(hArray: T.CUarray | null): T.CUDA_ARRAY_DESCRIPTOR_st {
   const pArrayDescriptor$ = new Uint8Array(24);
-  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArrayGetDescriptor', 'hArray', hArray, true) as typeof hArray;
+  if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || Math.floor(hArray) !== hArray) hArray = addressArg('cuArrayGetDescriptor', 'hArray', hArray, true) as typeof hArray;
   const status = (cuArrayGetDescriptor$c ??= binder.native('cuArrayGetDescriptor'))(pArrayDescriptor$, hArray);
   if (status !== 0) throw fail('cuArrayGetDescriptor', status);
   return decodeRecord<T.CUDA_ARRAY_DESCRIPTOR_st>(records.CUDA_ARRAY_DESCRIPTOR_st(), pArrayDescriptor$);
@@ -102,7 +102,7 @@ let cuArrayGetMemoryRequirements$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.6, driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetMemoryRequirements(array: T.CUarray | null, device: number): T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
   const memoryRequirements$ = new Uint8Array(32);
-  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cuArrayGetMemoryRequirements', 'array', array, true) as typeof array;
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cuArrayGetMemoryRequirements', 'array', array, true) as typeof array;
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuArrayGetMemoryRequirements', 'device', 'i32', device);
   const status = (cuArrayGetMemoryRequirements$c ??= binder.native('cuArrayGetMemoryRequirements'))(memoryRequirements$, array, device);
   if (status !== 0) throw fail('cuArrayGetMemoryRequirements', status);
@@ -125,7 +125,7 @@ function bind$cuArrayGetPlane(): typeof cuArrayGetPlane {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuArrayGetPlane(hArray, planeIdx) {
     s$f64[0] = 0;
-    if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || hArray % 1 !== 0) hArray = addressArg('cuArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
+    if (typeof hArray !== 'number' || !(hArray >= 0 && hArray <= 9007199254740991) || Math.floor(hArray) !== hArray) hArray = addressArg('cuArrayGetPlane', 'hArray', hArray, true) as typeof hArray;
     if (typeof planeIdx !== 'number' || (planeIdx >>> 0) !== planeIdx) throw intError('cuArrayGetPlane', 'planeIdx', 'u32', planeIdx);
     const status = (native$ ??= binder.native('cuArrayGetPlane'))(s$bytes, hArray, planeIdx);
     if (status !== 0) throw fail('cuArrayGetPlane', status);
@@ -143,7 +143,7 @@ let cuArrayGetSparseProperties$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuArrayGetSparseProperties(array: T.CUarray | null): T.CUDA_ARRAY_SPARSE_PROPERTIES_st {
   const sparseProperties$ = new Uint8Array(48);
-  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cuArrayGetSparseProperties', 'array', array, true) as typeof array;
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cuArrayGetSparseProperties', 'array', array, true) as typeof array;
   const status = (cuArrayGetSparseProperties$c ??= binder.native('cuArrayGetSparseProperties'))(sparseProperties$, array);
   if (status !== 0) throw fail('cuArrayGetSparseProperties', status);
   return decodeRecord<T.CUDA_ARRAY_SPARSE_PROPERTIES_st>(records.CUDA_ARRAY_SPARSE_PROPERTIES_st(), sparseProperties$);

@@ -27,7 +27,7 @@ function bind$cuCoredumpGetAttribute(): typeof cuCoredumpGetAttribute {
   return function cuCoredumpGetAttribute(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttribute', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpGetAttribute', 'value', value, false);
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpGetAttribute', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuCoredumpGetAttribute', 'size', size, false);
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpGetAttribute'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpGetAttribute', status);
@@ -57,7 +57,7 @@ function bind$cuCoredumpGetAttributeGlobal(): typeof cuCoredumpGetAttributeGloba
   return function cuCoredumpGetAttributeGlobal(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttributeGlobal', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpGetAttributeGlobal', 'value', value, false);
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpGetAttributeGlobal', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuCoredumpGetAttributeGlobal', 'size', size, false);
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpGetAttributeGlobal'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpGetAttributeGlobal', status);
@@ -87,7 +87,7 @@ function bind$cuCoredumpSetAttribute(): typeof cuCoredumpSetAttribute {
   return function cuCoredumpSetAttribute(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttribute', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpSetAttribute', 'value', value, true);
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpSetAttribute', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuCoredumpSetAttribute', 'size', size, false);
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpSetAttribute'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpSetAttribute', status);
@@ -117,7 +117,7 @@ function bind$cuCoredumpSetAttributeGlobal(): typeof cuCoredumpSetAttributeGloba
   return function cuCoredumpSetAttributeGlobal(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttributeGlobal', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpSetAttributeGlobal', 'value', value, true);
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpSetAttributeGlobal', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuCoredumpSetAttributeGlobal', 'size', size, false);
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpSetAttributeGlobal'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpSetAttributeGlobal', status);
@@ -245,7 +245,7 @@ let cuCtxDestroy$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxDestroy(ctx: T.CUcontext | null): void {
   assertMayBlock('cuCtxDestroy');
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxDestroy', 'ctx', ctx, true) as typeof ctx;
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxDestroy', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxDestroy$c ??= binder.native('cuCtxDestroy'))(ctx);
   if (status !== 0) throw fail('cuCtxDestroy', status);
 }
@@ -255,7 +255,7 @@ let cuCtxDetach$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_CTX_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuCtxDetach(ctx: T.CUcontext | null): void {
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxDetach', 'ctx', ctx, true) as typeof ctx;
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxDetach', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxDetach$c ??= binder.native('cuCtxDetach'))(ctx);
   if (status !== 0) throw fail('cuCtxDetach', status);
 }
@@ -264,7 +264,7 @@ let cuCtxDisablePeerAccess$c: NativeFunction | undefined;
  * @param peerContext in `CUcontext`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxDisablePeerAccess(peerContext: T.CUcontext | null): void {
-  if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || peerContext % 1 !== 0) peerContext = addressArg('cuCtxDisablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
+  if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || Math.floor(peerContext) !== peerContext) peerContext = addressArg('cuCtxDisablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
   const status = (cuCtxDisablePeerAccess$c ??= binder.native('cuCtxDisablePeerAccess'))(peerContext);
   if (status !== 0) throw fail('cuCtxDisablePeerAccess', status);
 }
@@ -274,7 +274,7 @@ let cuCtxEnablePeerAccess$c: NativeFunction | undefined;
  * @param Flags in `unsigned int`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_PEER_ACCESS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html). */
 export function cuCtxEnablePeerAccess(peerContext: T.CUcontext | null, Flags: number): void {
-  if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || peerContext % 1 !== 0) peerContext = addressArg('cuCtxEnablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
+  if (typeof peerContext !== 'number' || !(peerContext >= 0 && peerContext <= 9007199254740991) || Math.floor(peerContext) !== peerContext) peerContext = addressArg('cuCtxEnablePeerAccess', 'peerContext', peerContext, true) as typeof peerContext;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuCtxEnablePeerAccess', 'Flags', 'u32', Flags);
   const status = (cuCtxEnablePeerAccess$c ??= binder.native('cuCtxEnablePeerAccess'))(peerContext, Flags);
   if (status !== 0) throw fail('cuCtxEnablePeerAccess', status);
@@ -295,7 +295,7 @@ function bind$cuCtxFromGreenCtx(): typeof cuCtxFromGreenCtx {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuCtxFromGreenCtx(hCtx) {
     s$f64[0] = 0;
-    if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxFromGreenCtx', 'hCtx', hCtx, true) as typeof hCtx;
+    if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuCtxFromGreenCtx', 'hCtx', hCtx, true) as typeof hCtx;
     const status = (native$ ??= binder.native('cuCtxFromGreenCtx'))(s$bytes, hCtx);
     if (status !== 0) throw fail('cuCtxFromGreenCtx', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -319,7 +319,7 @@ function bind$cuCtxGetApiVersion(): typeof cuCtxGetApiVersion {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuCtxGetApiVersion(ctx) {
-    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetApiVersion', 'ctx', ctx, true) as typeof ctx;
+    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxGetApiVersion', 'ctx', ctx, true) as typeof ctx;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuCtxGetApiVersion'))(ctx, s$bytes);
     if (status !== 0) throw fail('cuCtxGetApiVersion', status);
@@ -376,7 +376,7 @@ let cuCtxGetDevResource$c: NativeFunction | undefined;
  * @returns the value of `resource`: out `CUdevResource_st`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuCtxGetDevResource(hCtx: T.CUcontext | null, type: T.CUdevResourceType): T.CUdevResource_st {
-  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxGetDevResource', 'hCtx', hCtx, true) as typeof hCtx;
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuCtxGetDevResource', 'hCtx', hCtx, true) as typeof hCtx;
   const resource$ = new Uint8Array(144);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuCtxGetDevResource', 'type', 'i32', type);
   const status = (cuCtxGetDevResource$c ??= binder.native('cuCtxGetDevResource'))(hCtx, resource$, type);
@@ -448,7 +448,7 @@ function bind$cuCtxGetId(): typeof cuCtxGetId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function cuCtxGetId(ctx) {
-    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxGetId', 'ctx', ctx, true) as typeof ctx;
+    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxGetId', 'ctx', ctx, true) as typeof ctx;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuCtxGetId'))(ctx, s$bytes);
     if (status !== 0) throw fail('cuCtxGetId', status);
@@ -551,7 +551,7 @@ let cuCtxPushCurrent$c: NativeFunction | undefined;
  * @param ctx in `CUcontext`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxPushCurrent(ctx: T.CUcontext | null): void {
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxPushCurrent', 'ctx', ctx, true) as typeof ctx;
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxPushCurrent', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxPushCurrent$c ??= binder.native('cuCtxPushCurrent'))(ctx);
   if (status !== 0) throw fail('cuCtxPushCurrent', status);
 }
@@ -561,8 +561,8 @@ let cuCtxRecordEvent$c: NativeFunction | undefined;
  * @param hEvent in `CUevent`.
  * @remarks ABI of CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxRecordEvent(hCtx: T.CUcontext | null, hEvent: T.CUevent | null): void {
-  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxRecordEvent', 'hCtx', hCtx, true) as typeof hCtx;
-  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuCtxRecordEvent', 'hEvent', hEvent, true) as typeof hEvent;
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuCtxRecordEvent', 'hCtx', hCtx, true) as typeof hCtx;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuCtxRecordEvent', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuCtxRecordEvent$c ??= binder.native('cuCtxRecordEvent'))(hCtx, hEvent);
   if (status !== 0) throw fail('cuCtxRecordEvent', status);
 }
@@ -587,7 +587,7 @@ let cuCtxSetCurrent$c: NativeFunction | undefined;
  * @param ctx in `CUcontext`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetCurrent(ctx: T.CUcontext | null): void {
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuCtxSetCurrent', 'ctx', ctx, true) as typeof ctx;
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuCtxSetCurrent', 'ctx', ctx, true) as typeof ctx;
   const status = (cuCtxSetCurrent$c ??= binder.native('cuCtxSetCurrent'))(ctx);
   if (status !== 0) throw fail('cuCtxSetCurrent', status);
 }
@@ -607,7 +607,7 @@ let cuCtxSetLimit$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.1. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxSetLimit(limit: T.CUlimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cuCtxSetLimit', 'limit', 'i32', limit);
-  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuCtxSetLimit', 'value', value, false);
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cuCtxSetLimit', 'value', value, false);
   const status = (cuCtxSetLimit$c ??= binder.native('cuCtxSetLimit'))(limit, value);
   if (status !== 0) throw fail('cuCtxSetLimit', status);
 }
@@ -636,8 +636,8 @@ let cuCtxWaitEvent$c: NativeFunction | undefined;
  * @param hEvent in `CUevent`.
  * @remarks ABI of CUDA 12.5, driver ≥ 555. [NVIDIA group `CUDA_CTX`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html). */
 export function cuCtxWaitEvent(hCtx: T.CUcontext | null, hEvent: T.CUevent | null): void {
-  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuCtxWaitEvent', 'hCtx', hCtx, true) as typeof hCtx;
-  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuCtxWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuCtxWaitEvent', 'hCtx', hCtx, true) as typeof hCtx;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuCtxWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuCtxWaitEvent$c ??= binder.native('cuCtxWaitEvent'))(hCtx, hEvent);
   if (status !== 0) throw fail('cuCtxWaitEvent', status);
 }

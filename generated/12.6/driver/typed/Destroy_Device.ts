@@ -13,7 +13,7 @@ let cuDestroyExternalMemory$c: NativeFunction | undefined;
  * @param extMem in `CUexternalMemory`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuDestroyExternalMemory(extMem: T.CUexternalMemory | null): void {
-  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
+  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || Math.floor(extMem) !== extMem) extMem = addressArg('cuDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
   const status = (cuDestroyExternalMemory$c ??= binder.native('cuDestroyExternalMemory'))(extMem);
   if (status !== 0) throw fail('cuDestroyExternalMemory', status);
 }
@@ -22,7 +22,7 @@ let cuDestroyExternalSemaphore$c: NativeFunction | undefined;
  * @param extSem in `CUexternalSemaphore`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXTRES__INTEROP.html). */
 export function cuDestroyExternalSemaphore(extSem: T.CUexternalSemaphore | null): void {
-  if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || extSem % 1 !== 0) extSem = addressArg('cuDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
+  if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || Math.floor(extSem) !== extSem) extSem = addressArg('cuDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
   const status = (cuDestroyExternalSemaphore$c ??= binder.native('cuDestroyExternalSemaphore'))(extSem);
   if (status !== 0) throw fail('cuDestroyExternalSemaphore', status);
 }
@@ -623,7 +623,7 @@ let cuDeviceSetMemPool$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_DEVICE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html). */
 export function cuDeviceSetMemPool(dev: number, pool: T.CUmemoryPool | null): void {
   if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuDeviceSetMemPool', 'dev', 'i32', dev);
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuDeviceSetMemPool', 'pool', pool, true) as typeof pool;
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuDeviceSetMemPool', 'pool', pool, true) as typeof pool;
   const status = (cuDeviceSetMemPool$c ??= binder.native('cuDeviceSetMemPool'))(dev, pool);
   if (status !== 0) throw fail('cuDeviceSetMemPool', status);
 }
@@ -661,7 +661,7 @@ let cuDeviceUnregisterAsyncNotification$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuDeviceUnregisterAsyncNotification(device: number, callback: T.CUasyncCallbackHandle | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuDeviceUnregisterAsyncNotification', 'device', 'i32', device);
-  if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || callback % 1 !== 0) callback = addressArg('cuDeviceUnregisterAsyncNotification', 'callback', callback, true) as typeof callback;
+  if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || Math.floor(callback) !== callback) callback = addressArg('cuDeviceUnregisterAsyncNotification', 'callback', callback, true) as typeof callback;
   const status = (cuDeviceUnregisterAsyncNotification$c ??= binder.native('cuDeviceUnregisterAsyncNotification'))(device, callback);
   if (status !== 0) throw fail('cuDeviceUnregisterAsyncNotification', status);
 }

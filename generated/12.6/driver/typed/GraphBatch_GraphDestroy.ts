@@ -14,7 +14,7 @@ let cuGraphBatchMemOpNodeGetParams$c: NativeFunction | undefined;
  * @returns the value of `nodeParams_out`: out `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphBatchMemOpNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphBatchMemOpNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphBatchMemOpNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams_out$ = new Uint8Array(32);
   const status = (cuGraphBatchMemOpNodeGetParams$c ??= binder.native('cuGraphBatchMemOpNodeGetParams'))(hNode, nodeParams_out$);
   if (status !== 0) throw fail('cuGraphBatchMemOpNodeGetParams', status);
@@ -26,7 +26,7 @@ let cuGraphBatchMemOpNodeSetParams$c: NativeFunction | undefined;
  * @param nodeParams in `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`: a `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` object or its bytes.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphBatchMemOpNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): void {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphBatchMemOpNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphBatchMemOpNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphBatchMemOpNodeSetParams', 'nodeParams', records.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st(), nodeParams, false);
   const status = (cuGraphBatchMemOpNodeSetParams$c ??= binder.native('cuGraphBatchMemOpNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphBatchMemOpNodeSetParams', status);
@@ -46,7 +46,7 @@ function bind$cuGraphChildGraphNodeGetGraph(): typeof cuGraphChildGraphNodeGetGr
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphChildGraphNodeGetGraph(hNode) {
-    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphChildGraphNodeGetGraph', 'hNode', hNode, true) as typeof hNode;
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphChildGraphNodeGetGraph', 'hNode', hNode, true) as typeof hNode;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuGraphChildGraphNodeGetGraph'))(hNode, s$bytes);
     if (status !== 0) throw fail('cuGraphChildGraphNodeGetGraph', status);
@@ -74,7 +74,7 @@ function bind$cuGraphClone(): typeof cuGraphClone {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphClone(originalGraph) {
     s$f64[0] = 0;
-    if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || originalGraph % 1 !== 0) originalGraph = addressArg('cuGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
+    if (typeof originalGraph !== 'number' || !(originalGraph >= 0 && originalGraph <= 9007199254740991) || Math.floor(originalGraph) !== originalGraph) originalGraph = addressArg('cuGraphClone', 'originalGraph', originalGraph, true) as typeof originalGraph;
     const status = (native$ ??= binder.native('cuGraphClone'))(s$bytes, originalGraph);
     if (status !== 0) throw fail('cuGraphClone', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -102,8 +102,8 @@ function bind$cuGraphConditionalHandleCreate(): typeof cuGraphConditionalHandleC
   let native$: NativeFunction | undefined;
   return function cuGraphConditionalHandleCreate(hGraph, ctx, defaultLaunchValue, flags) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphConditionalHandleCreate', 'hGraph', hGraph, true) as typeof hGraph;
-    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphConditionalHandleCreate', 'ctx', ctx, true) as typeof ctx;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphConditionalHandleCreate', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuGraphConditionalHandleCreate', 'ctx', ctx, true) as typeof ctx;
     if (typeof defaultLaunchValue !== 'number' || (defaultLaunchValue >>> 0) !== defaultLaunchValue) throw intError('cuGraphConditionalHandleCreate', 'defaultLaunchValue', 'u32', defaultLaunchValue);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphConditionalHandleCreate', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuGraphConditionalHandleCreate'))(s$bytes, hGraph, ctx, defaultLaunchValue, flags);
@@ -146,7 +146,7 @@ let cuGraphDebugDotPrint$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!Graph#writeDot | Graph.writeDot} (objects layer) */
 export function cuGraphDebugDotPrint(hGraph: T.CUgraph | null, path: string, flags: number): void {
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphDebugDotPrint', 'hGraph', hGraph, true) as typeof hGraph;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphDebugDotPrint', 'hGraph', hGraph, true) as typeof hGraph;
   if (typeof path !== 'string') throw argError('cuGraphDebugDotPrint', 'path', 'a string', path);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGraphDebugDotPrint', 'flags', 'u32', flags);
   const status = (cuGraphDebugDotPrint$c ??= binder.native('cuGraphDebugDotPrint'))(hGraph, path, flags);
@@ -157,7 +157,7 @@ let cuGraphDestroy$c: NativeFunction | undefined;
  * @param hGraph in `CUgraph`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphDestroy(hGraph: T.CUgraph | null): void {
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphDestroy', 'hGraph', hGraph, true) as typeof hGraph;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphDestroy', 'hGraph', hGraph, true) as typeof hGraph;
   const status = (cuGraphDestroy$c ??= binder.native('cuGraphDestroy'))(hGraph);
   if (status !== 0) throw fail('cuGraphDestroy', status);
 }
@@ -166,7 +166,7 @@ let cuGraphDestroyNode$c: NativeFunction | undefined;
  * @param hNode in `CUgraphNode`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphDestroyNode(hNode: T.CUgraphNode | null): void {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphDestroyNode', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphDestroyNode', 'hNode', hNode, true) as typeof hNode;
   const status = (cuGraphDestroyNode$c ??= binder.native('cuGraphDestroyNode'))(hNode);
   if (status !== 0) throw fail('cuGraphDestroyNode', status);
 }

@@ -19,11 +19,11 @@ let cuLinkAddData$c: NativeFunction | undefined;
  * @param optionValues in array of address; its length is passed as `numOptions`.
  * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string | null, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
-  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkAddData', 'state', state, true) as typeof state;
+  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkAddData', 'state', state, true) as typeof state;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuLinkAddData', 'type', 'i32', type);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuLinkAddData', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuLinkAddData', 'size', size, false);
   pointerArg('cuLinkAddData', 'data', data, true, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuLinkAddData', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuLinkAddData', 'size', size, false);
   if (typeof name !== 'string' && name !== null) throw argError('cuLinkAddData', 'name', 'a string or null', name);
   const options$ = scalarArrayArg('cuLinkAddData', 'options', 'i32', options, false);
   const optionValues$ = scalarArrayArg('cuLinkAddData', 'optionValues', 'address', optionValues, false);
@@ -40,7 +40,7 @@ let cuLinkAddFile$c: NativeFunction | undefined;
  * @param optionValues in array of address; its length is passed as `numOptions`.
  * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputType, path: string, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
-  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkAddFile', 'state', state, true) as typeof state;
+  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkAddFile', 'state', state, true) as typeof state;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuLinkAddFile', 'type', 'i32', type);
   if (typeof path !== 'string') throw argError('cuLinkAddFile', 'path', 'a string', path);
   const options$ = scalarArrayArg('cuLinkAddFile', 'options', 'i32', options, false);
@@ -64,7 +64,7 @@ function bind$cuLinkComplete(): typeof cuLinkComplete {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuLinkComplete(state) {
-    if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkComplete', 'state', state, true) as typeof state;
+    if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkComplete', 'state', state, true) as typeof state;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cuLinkComplete'))(state, s$slot0, s$slot1);
@@ -106,7 +106,7 @@ let cuLinkDestroy$c: NativeFunction | undefined;
  * @param state in `CUlinkState`.
  * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkDestroy(state: T.CUlinkState | null): void {
-  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkDestroy', 'state', state, true) as typeof state;
+  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkDestroy', 'state', state, true) as typeof state;
   const status = (cuLinkDestroy$c ??= binder.native('cuLinkDestroy'))(state);
   if (status !== 0) throw fail('cuLinkDestroy', status);
 }
@@ -116,8 +116,8 @@ let cuMemAddressFree$c: NativeFunction | undefined;
  * @param size in `size_t`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemAddressFree', 'ptr', ptr, false) as typeof ptr;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressFree', 'size', size, false);
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemAddressFree', 'ptr', ptr, false) as typeof ptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemAddressFree', 'size', size, false);
   const status = (cuMemAddressFree$c ??= binder.native('cuMemAddressFree'))(ptr, size);
   if (status !== 0) throw fail('cuMemAddressFree', status);
 }
@@ -140,10 +140,10 @@ function bind$cuMemAddressReserve(): typeof cuMemAddressReserve {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAddressReserve(size, alignment, addr, flags) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressReserve', 'size', size, false);
-    if (typeof alignment !== 'number' || !(alignment >= 0 && alignment <= 9007199254740991) || alignment % 1 !== 0) int64Arg('cuMemAddressReserve', 'alignment', alignment, false);
-    if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuMemAddressReserve', 'addr', addr, false) as typeof addr;
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemAddressReserve', 'flags', flags, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemAddressReserve', 'size', size, false);
+    if (typeof alignment !== 'number' || !(alignment >= 0 && alignment <= 9007199254740991) || Math.floor(alignment) !== alignment) int64Arg('cuMemAddressReserve', 'alignment', alignment, false);
+    if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuMemAddressReserve', 'addr', addr, false) as typeof addr;
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemAddressReserve', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuMemAddressReserve'))(s$bytes, size, alignment, addr, flags);
     if (status !== 0) throw fail('cuMemAddressReserve', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -162,8 +162,8 @@ let cuMemAdvise$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html).
  * @see {@link cuda-ts/objects!ManagedBuffer#advise | ManagedBuffer.advise} (objects layer) */
 export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, device: number): void {
-  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemAdvise', 'devPtr', devPtr, false) as typeof devPtr;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemAdvise', 'count', count, false);
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemAdvise', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cuMemAdvise', 'count', count, false);
   if (typeof advice !== 'number' || (advice | 0) !== advice) throw intError('cuMemAdvise', 'advice', 'i32', advice);
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuMemAdvise', 'device', 'i32', device);
   const status = (cuMemAdvise$c ??= binder.native('cuMemAdvise'))(devPtr, count, advice, device);
@@ -177,8 +177,8 @@ let cuMemAdvise_v2$c: NativeFunction | undefined;
  * @param location in `CUmemLocation_st` by value.
  * @remarks ABI of CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemAdvise_v2(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, location: T.CUmemLocation_st): void {
-  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemAdvise_v2', 'devPtr', devPtr, false) as typeof devPtr;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemAdvise_v2', 'count', count, false);
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemAdvise_v2', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cuMemAdvise_v2', 'count', count, false);
   if (typeof advice !== 'number' || (advice | 0) !== advice) throw intError('cuMemAdvise_v2', 'advice', 'i32', advice);
   checkRecord('cuMemAdvise_v2', 'location', records.CUmemLocation_st(), location);
   const status = (cuMemAdvise_v2$c ??= binder.native('cuMemAdvise_v2'))(devPtr, count, advice, location);
@@ -200,7 +200,7 @@ function bind$cuMemAlloc(): typeof cuMemAlloc {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAlloc(bytesize) {
     s$f64[0] = 0;
-    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAlloc', 'bytesize', bytesize, false);
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemAlloc', 'bytesize', bytesize, false);
     const status = (native$ ??= binder.native('cuMemAlloc'))(s$bytes, bytesize);
     if (status !== 0) throw fail('cuMemAlloc', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -227,8 +227,8 @@ function bind$cuMemAllocAsync(): typeof cuMemAllocAsync {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocAsync(bytesize, hStream) {
     s$f64[0] = 0;
-    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocAsync', 'bytesize', bytesize, false);
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocAsync', 'hStream', hStream, true) as typeof hStream;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemAllocAsync', 'bytesize', bytesize, false);
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemAllocAsync', 'hStream', hStream, true) as typeof hStream;
     const status = (native$ ??= binder.native('cuMemAllocAsync'))(s$bytes, bytesize, hStream);
     if (status !== 0) throw fail('cuMemAllocAsync', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -256,9 +256,9 @@ function bind$cuMemAllocFromPoolAsync(): typeof cuMemAllocFromPoolAsync {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocFromPoolAsync(bytesize, pool, hStream) {
     s$f64[0] = 0;
-    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocFromPoolAsync', 'bytesize', bytesize, false);
-    if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemAllocFromPoolAsync', 'pool', pool, true) as typeof pool;
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocFromPoolAsync', 'hStream', hStream, true) as typeof hStream;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemAllocFromPoolAsync', 'bytesize', bytesize, false);
+    if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemAllocFromPoolAsync', 'pool', pool, true) as typeof pool;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemAllocFromPoolAsync', 'hStream', hStream, true) as typeof hStream;
     const status = (native$ ??= binder.native('cuMemAllocFromPoolAsync'))(s$bytes, bytesize, pool, hStream);
     if (status !== 0) throw fail('cuMemAllocFromPoolAsync', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -284,7 +284,7 @@ function bind$cuMemAllocHost(): typeof cuMemAllocHost {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocHost(bytesize) {
     s$f64[0] = 0;
-    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocHost', 'bytesize', bytesize, false);
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemAllocHost', 'bytesize', bytesize, false);
     const status = (native$ ??= binder.native('cuMemAllocHost'))(s$bytes, bytesize);
     if (status !== 0) throw fail('cuMemAllocHost', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -312,7 +312,7 @@ function bind$cuMemAllocManaged(): typeof cuMemAllocManaged {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocManaged(bytesize, flags) {
     s$f64[0] = 0;
-    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocManaged', 'bytesize', bytesize, false);
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemAllocManaged', 'bytesize', bytesize, false);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemAllocManaged', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuMemAllocManaged'))(s$bytes, bytesize, flags);
     if (status !== 0) throw fail('cuMemAllocManaged', status);
@@ -341,8 +341,8 @@ function bind$cuMemAllocPitch(): typeof cuMemAllocPitch {
   return function cuMemAllocPitch(WidthInBytes, Height, ElementSizeBytes) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof WidthInBytes !== 'number' || !(WidthInBytes >= 0 && WidthInBytes <= 9007199254740991) || WidthInBytes % 1 !== 0) int64Arg('cuMemAllocPitch', 'WidthInBytes', WidthInBytes, false);
-    if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemAllocPitch', 'Height', Height, false);
+    if (typeof WidthInBytes !== 'number' || !(WidthInBytes >= 0 && WidthInBytes <= 9007199254740991) || Math.floor(WidthInBytes) !== WidthInBytes) int64Arg('cuMemAllocPitch', 'WidthInBytes', WidthInBytes, false);
+    if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Math.floor(Height) !== Height) int64Arg('cuMemAllocPitch', 'Height', Height, false);
     if (typeof ElementSizeBytes !== 'number' || (ElementSizeBytes >>> 0) !== ElementSizeBytes) throw intError('cuMemAllocPitch', 'ElementSizeBytes', 'u32', ElementSizeBytes);
     const status = (native$ ??= binder.native('cuMemAllocPitch'))(s$slot0, s$slot1, WidthInBytes, Height, ElementSizeBytes);
     if (status !== 0) throw fail('cuMemAllocPitch', status);
@@ -366,9 +366,9 @@ function bind$cuMemCreate(): typeof cuMemCreate {
   let native$: NativeFunction | undefined;
   return function cuMemCreate(size, prop, flags) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemCreate', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemCreate', 'size', size, false);
     const prop$ = recordArg('cuMemCreate', 'prop', records.CUmemAllocationProp_st(), prop, false);
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemCreate', 'flags', flags, false);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemCreate', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuMemCreate'))(s$bytes, size, prop$, flags);
     if (status !== 0) throw fail('cuMemCreate', status);
     return s$u64[0];
@@ -383,9 +383,9 @@ let cuMemExportToShareableHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle: T.Int64, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemExportToShareableHandle', 'shareableHandle', shareableHandle, true);
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemExportToShareableHandle', 'handle', handle, false);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemExportToShareableHandle', 'handle', handle, false);
   if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemExportToShareableHandle', 'handleType', 'i32', handleType);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemExportToShareableHandle', 'flags', flags, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemExportToShareableHandle', 'flags', flags, false);
   const status = (cuMemExportToShareableHandle$c ??= binder.native('cuMemExportToShareableHandle'))(shareableHandle, handle, handleType, flags);
   if (status !== 0) throw fail('cuMemExportToShareableHandle', status);
 }
@@ -395,7 +395,7 @@ let cuMemFree$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFree(dptr: T.CUdeviceptr): void {
   assertMayBlock('cuMemFree');
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemFree', 'dptr', dptr, false) as typeof dptr;
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuMemFree', 'dptr', dptr, false) as typeof dptr;
   const status = (cuMemFree$c ??= binder.native('cuMemFree'))(dptr);
   if (status !== 0) throw fail('cuMemFree', status);
 }
@@ -405,8 +405,8 @@ let cuMemFreeAsync$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream | null): void {
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemFreeAsync', 'dptr', dptr, false) as typeof dptr;
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemFreeAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuMemFreeAsync', 'dptr', dptr, false) as typeof dptr;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemFreeAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemFreeAsync$c ??= binder.native('cuMemFreeAsync'))(dptr, hStream);
   if (status !== 0) throw fail('cuMemFreeAsync', status);
 }
@@ -437,7 +437,7 @@ function bind$cuMemGetAccess(): typeof cuMemGetAccess {
   return function cuMemGetAccess(location, ptr) {
     s$f64[0] = 0;
     const location$ = recordArg('cuMemGetAccess', 'location', records.CUmemLocation_st(), location, false);
-    if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemGetAccess', 'ptr', ptr, false) as typeof ptr;
+    if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemGetAccess', 'ptr', ptr, false) as typeof ptr;
     const status = (native$ ??= binder.native('cuMemGetAccess'))(s$bytes, location$, ptr);
     if (status !== 0) throw fail('cuMemGetAccess', status);
     return s$u64[0];
@@ -459,7 +459,7 @@ function bind$cuMemGetAddressRange(): typeof cuMemGetAddressRange {
   return function cuMemGetAddressRange(dptr) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetAddressRange', 'dptr', dptr, false) as typeof dptr;
+    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuMemGetAddressRange', 'dptr', dptr, false) as typeof dptr;
     const status = (native$ ??= binder.native('cuMemGetAddressRange'))(s$slot0, s$slot1, dptr);
     if (status !== 0) throw fail('cuMemGetAddressRange', status);
     return { pbase: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr, psize: (s$u32[3] * 4294967296 + s$u32[2]) };
@@ -500,7 +500,7 @@ let cuMemGetAllocationPropertiesFromHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmemAllocationProp_st {
   const prop$ = new Uint8Array(32);
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemGetAllocationPropertiesFromHandle', 'handle', handle, false);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemGetAllocationPropertiesFromHandle', 'handle', handle, false);
   const status = (cuMemGetAllocationPropertiesFromHandle$c ??= binder.native('cuMemGetAllocationPropertiesFromHandle'))(prop$, handle);
   if (status !== 0) throw fail('cuMemGetAllocationPropertiesFromHandle', status);
   return decodeRecord<T.CUmemAllocationProp_st>(records.CUmemAllocationProp_st(), prop$);
@@ -523,10 +523,10 @@ function bind$cuMemGetHandleForAddressRange(): typeof cuMemGetHandleForAddressRa
   let native$: NativeFunction | undefined;
   return function cuMemGetHandleForAddressRange(dptr, size, handleType, flags) {
     s$f64[0] = 0;
-    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetHandleForAddressRange', 'dptr', dptr, false) as typeof dptr;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'size', size, false);
+    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuMemGetHandleForAddressRange', 'dptr', dptr, false) as typeof dptr;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemGetHandleForAddressRange', 'size', size, false);
     if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemGetHandleForAddressRange', 'handleType', 'i32', handleType);
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'flags', flags, false);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemGetHandleForAddressRange', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuMemGetHandleForAddressRange'))(s$bytes, dptr, size, handleType, flags);
     if (status !== 0) throw fail('cuMemGetHandleForAddressRange', status);
     return s$i32[0];
@@ -571,7 +571,7 @@ function bind$cuMemHostAlloc(): typeof cuMemHostAlloc {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemHostAlloc(bytesize, Flags) {
     s$f64[0] = 0;
-    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostAlloc', 'bytesize', bytesize, false);
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemHostAlloc', 'bytesize', bytesize, false);
     if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostAlloc', 'Flags', 'u32', Flags);
     const status = (native$ ??= binder.native('cuMemHostAlloc'))(s$bytes, bytesize, Flags);
     if (status !== 0) throw fail('cuMemHostAlloc', status);
@@ -640,7 +640,7 @@ let cuMemHostRegister$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number): void {
   pointerArg('cuMemHostRegister', 'p', p, true);
-  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostRegister', 'bytesize', bytesize, false);
+  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemHostRegister', 'bytesize', bytesize, false);
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostRegister', 'Flags', 'u32', Flags);
   const status = (cuMemHostRegister$c ??= binder.native('cuMemHostRegister'))(p, bytesize, Flags);
   if (status !== 0) throw fail('cuMemHostRegister', status);
@@ -686,11 +686,11 @@ let cuMemMap$c: NativeFunction | undefined;
  * @param flags in `unsigned long long`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, handle: T.Int64, flags: T.Int64): void {
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemMap', 'ptr', ptr, false) as typeof ptr;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemMap', 'size', size, false);
-  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cuMemMap', 'offset', offset, false);
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemMap', 'handle', handle, false);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemMap', 'flags', flags, false);
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemMap', 'ptr', ptr, false) as typeof ptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemMap', 'size', size, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || Math.floor(offset) !== offset) int64Arg('cuMemMap', 'offset', offset, false);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemMap', 'handle', handle, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemMap', 'flags', flags, false);
   const status = (cuMemMap$c ??= binder.native('cuMemMap'))(ptr, size, offset, handle, flags);
   if (status !== 0) throw fail('cuMemMap', status);
 }
@@ -701,7 +701,7 @@ let cuMemMapArrayAsync$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMapArrayAsync(mapInfoList: readonly (T.CUarrayMapInfo_st)[] | Uint8Array, hStream: T.CUstream | null): void {
   const mapInfoList$ = recordArrayArg('cuMemMapArrayAsync', 'mapInfoList', records.CUarrayMapInfo_st(), mapInfoList, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemMapArrayAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemMapArrayAsync', 'hStream', hStream, true) as typeof hStream;
   const count$n = mapInfoList$.count;
   const status = (cuMemMapArrayAsync$c ??= binder.native('cuMemMapArrayAsync'))(mapInfoList$.bytes, count$n, hStream);
   if (status !== 0) throw fail('cuMemMapArrayAsync', status);
@@ -738,7 +738,7 @@ let cuMemPoolDestroy$c: NativeFunction | undefined;
  * @param pool in `CUmemoryPool`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolDestroy(pool: T.CUmemoryPool | null): void {
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolDestroy', 'pool', pool, true) as typeof pool;
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolDestroy', 'pool', pool, true) as typeof pool;
   const status = (cuMemPoolDestroy$c ??= binder.native('cuMemPoolDestroy'))(pool);
   if (status !== 0) throw fail('cuMemPoolDestroy', status);
 }
@@ -749,7 +749,7 @@ let cuMemPoolExportPointer$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportPointer(ptr: T.CUdeviceptr): Uint8Array {
   const shareData_out$ = new Uint8Array(64);
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemPoolExportPointer', 'ptr', ptr, false) as typeof ptr;
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemPoolExportPointer', 'ptr', ptr, false) as typeof ptr;
   const status = (cuMemPoolExportPointer$c ??= binder.native('cuMemPoolExportPointer'))(shareData_out$, ptr);
   if (status !== 0) throw fail('cuMemPoolExportPointer', status);
   return shareData_out$;
@@ -763,9 +763,9 @@ let cuMemPoolExportToShareableHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.CUmemoryPool | null, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemPoolExportToShareableHandle', 'handle_out', handle_out, true);
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolExportToShareableHandle', 'pool', pool, true) as typeof pool;
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolExportToShareableHandle', 'pool', pool, true) as typeof pool;
   if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemPoolExportToShareableHandle', 'handleType', 'i32', handleType);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolExportToShareableHandle', 'flags', flags, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemPoolExportToShareableHandle', 'flags', flags, false);
   const status = (cuMemPoolExportToShareableHandle$c ??= binder.native('cuMemPoolExportToShareableHandle'))(handle_out, pool, handleType, flags);
   if (status !== 0) throw fail('cuMemPoolExportToShareableHandle', status);
 }
@@ -785,7 +785,7 @@ function bind$cuMemPoolGetAccess(): typeof cuMemPoolGetAccess {
   let native$: NativeFunction | undefined;
   return function cuMemPoolGetAccess(memPool, location) {
     s$f64[0] = 0;
-    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cuMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
+    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cuMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
     const location$ = recordArg('cuMemPoolGetAccess', 'location', records.CUmemLocation_st(), location, false);
     const status = (native$ ??= binder.native('cuMemPoolGetAccess'))(s$bytes, memPool, location$);
     if (status !== 0) throw fail('cuMemPoolGetAccess', status);
@@ -799,7 +799,7 @@ let cuMemPoolGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmemPool_attribute): number | bigint {
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolGetAttribute', 'pool', pool, true) as typeof pool;
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolGetAttribute', 'pool', pool, true) as typeof pool;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuMemPoolGetAttribute', 'attr', 'i32', attr);
   const value$ = new Uint8Array(16);
   const status = (cuMemPoolGetAttribute$c ??= binder.native('cuMemPoolGetAttribute'))(pool, attr, value$);
@@ -827,7 +827,7 @@ function bind$cuMemPoolImportFromShareableHandle(): typeof cuMemPoolImportFromSh
     s$f64[0] = 0;
     pointerArg('cuMemPoolImportFromShareableHandle', 'handle', handle, true);
     if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolImportFromShareableHandle', 'flags', flags, false);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemPoolImportFromShareableHandle', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuMemPoolImportFromShareableHandle'))(s$bytes, handle, handleType, flags);
     if (status !== 0) throw fail('cuMemPoolImportFromShareableHandle', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -854,7 +854,7 @@ function bind$cuMemPoolImportPointer(): typeof cuMemPoolImportPointer {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemPoolImportPointer(pool, shareData) {
     s$f64[0] = 0;
-    if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolImportPointer', 'pool', pool, true) as typeof pool;
+    if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolImportPointer', 'pool', pool, true) as typeof pool;
     const shareData$ = recordArg('cuMemPoolImportPointer', 'shareData', records.CUmemPoolPtrExportData_st(), shareData, false);
     const status = (native$ ??= binder.native('cuMemPoolImportPointer'))(s$bytes, pool, shareData$);
     if (status !== 0) throw fail('cuMemPoolImportPointer', status);
@@ -871,7 +871,7 @@ let cuMemPoolSetAccess$c: NativeFunction | undefined;
  * @param map in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolSetAccess', 'pool', pool, true) as typeof pool;
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolSetAccess', 'pool', pool, true) as typeof pool;
   const map$ = recordArrayArg('cuMemPoolSetAccess', 'map', records.CUmemAccessDesc_st(), map, false);
   const count$n = map$.count;
   const status = (cuMemPoolSetAccess$c ??= binder.native('cuMemPoolSetAccess'))(pool, map$.bytes, count$n);
@@ -884,7 +884,7 @@ let cuMemPoolSetAttribute$c: NativeFunction | undefined;
  * @param value in value typed by `attr`: its type follows the attribute.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmemPool_attribute, value: number | T.Int64): void {
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolSetAttribute', 'pool', pool, true) as typeof pool;
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolSetAttribute', 'pool', pool, true) as typeof pool;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuMemPoolSetAttribute', 'attr', 'i32', attr);
   const value$ = attrEncode(attr as number, value);
   const status = (cuMemPoolSetAttribute$c ??= binder.native('cuMemPoolSetAttribute'))(pool, attr, value$);
@@ -898,8 +898,8 @@ let cuMemPoolTrimTo$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html).
  * @see {@link cuda-ts/objects!MemoryPool#trim | MemoryPool.trim} (objects layer) */
 export function cuMemPoolTrimTo(pool: T.CUmemoryPool | null, minBytesToKeep: T.Int64): void {
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolTrimTo', 'pool', pool, true) as typeof pool;
-  if (typeof minBytesToKeep !== 'number' || !(minBytesToKeep >= 0 && minBytesToKeep <= 9007199254740991) || minBytesToKeep % 1 !== 0) int64Arg('cuMemPoolTrimTo', 'minBytesToKeep', minBytesToKeep, false);
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolTrimTo', 'pool', pool, true) as typeof pool;
+  if (typeof minBytesToKeep !== 'number' || !(minBytesToKeep >= 0 && minBytesToKeep <= 9007199254740991) || Math.floor(minBytesToKeep) !== minBytesToKeep) int64Arg('cuMemPoolTrimTo', 'minBytesToKeep', minBytesToKeep, false);
   const status = (cuMemPoolTrimTo$c ??= binder.native('cuMemPoolTrimTo'))(pool, minBytesToKeep);
   if (status !== 0) throw fail('cuMemPoolTrimTo', status);
 }
@@ -912,10 +912,10 @@ let cuMemPrefetchAsync$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html).
  * @see {@link cuda-ts/objects!ManagedBuffer#prefetch | ManagedBuffer.prefetch} (objects layer) */
 export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, dstDevice: number, hStream: T.CUstream | null): void {
-  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemPrefetchAsync', 'devPtr', devPtr, false) as typeof devPtr;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemPrefetchAsync', 'count', count, false);
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemPrefetchAsync', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cuMemPrefetchAsync', 'count', count, false);
   if (typeof dstDevice !== 'number' || (dstDevice | 0) !== dstDevice) throw intError('cuMemPrefetchAsync', 'dstDevice', 'i32', dstDevice);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemPrefetchAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemPrefetchAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemPrefetchAsync$c ??= binder.native('cuMemPrefetchAsync'))(devPtr, count, dstDevice, hStream);
   if (status !== 0) throw fail('cuMemPrefetchAsync', status);
 }
@@ -928,11 +928,11 @@ let cuMemPrefetchAsync_v2$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemPrefetchAsync_v2(devPtr: T.CUdeviceptr, count: T.Int64, location: T.CUmemLocation_st, flags: number, hStream: T.CUstream | null): void {
-  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemPrefetchAsync_v2', 'devPtr', devPtr, false) as typeof devPtr;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemPrefetchAsync_v2', 'count', count, false);
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemPrefetchAsync_v2', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cuMemPrefetchAsync_v2', 'count', count, false);
   checkRecord('cuMemPrefetchAsync_v2', 'location', records.CUmemLocation_st(), location);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemPrefetchAsync_v2', 'flags', 'u32', flags);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemPrefetchAsync_v2', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemPrefetchAsync_v2', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemPrefetchAsync_v2$c ??= binder.native('cuMemPrefetchAsync_v2'))(devPtr, count, location, flags, hStream);
   if (status !== 0) throw fail('cuMemPrefetchAsync_v2', status);
 }
@@ -945,12 +945,12 @@ let cuMemRangeGetAttribute$c: NativeFunction | undefined;
  * @param count in `size_t`.
  * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.CUmem_range_attribute, devPtr: T.CUdeviceptr, count: T.Int64): void {
-  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
+  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || Math.floor(dataSize) !== dataSize) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
   pointerArg('cuMemRangeGetAttribute', 'data', data, false, dataSize);
-  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
+  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || Math.floor(dataSize) !== dataSize) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuMemRangeGetAttribute', 'attribute', 'i32', attribute);
-  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemRangeGetAttribute', 'devPtr', devPtr, false) as typeof devPtr;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemRangeGetAttribute', 'count', count, false);
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemRangeGetAttribute', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cuMemRangeGetAttribute', 'count', count, false);
   const status = (cuMemRangeGetAttribute$c ??= binder.native('cuMemRangeGetAttribute'))(data, dataSize, attribute, devPtr, count);
   if (status !== 0) throw fail('cuMemRangeGetAttribute', status);
 }
@@ -966,8 +966,8 @@ export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.
   pointerArg('cuMemRangeGetAttributes', 'data', data, false);
   const dataSizes$ = scalarArrayArg('cuMemRangeGetAttributes', 'dataSizes', 'u64', dataSizes, false);
   const attributes$ = scalarArrayArg('cuMemRangeGetAttributes', 'attributes', 'i32', attributes, false);
-  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemRangeGetAttributes', 'devPtr', devPtr, false) as typeof devPtr;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemRangeGetAttributes', 'count', count, false);
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemRangeGetAttributes', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cuMemRangeGetAttributes', 'count', count, false);
   const numAttributes$n = sameLength('cuMemRangeGetAttributes', ['attributes', 'dataSizes'], [attributes$.count, dataSizes$.count], [attributes !== null, dataSizes !== null]);
   const status = (cuMemRangeGetAttributes$c ??= binder.native('cuMemRangeGetAttributes'))(data, dataSizes$.data, attributes$.data, numAttributes$n, devPtr, count);
   if (status !== 0) throw fail('cuMemRangeGetAttributes', status);
@@ -977,7 +977,7 @@ let cuMemRelease$c: NativeFunction | undefined;
  * @param handle in `CUmemGenericAllocationHandle`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRelease(handle: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemRelease', 'handle', handle, false);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemRelease', 'handle', handle, false);
   const status = (cuMemRelease$c ??= binder.native('cuMemRelease'))(handle);
   if (status !== 0) throw fail('cuMemRelease', status);
 }
@@ -1009,8 +1009,8 @@ let cuMemSetAccess$c: NativeFunction | undefined;
  * @param desc in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemSetAccess', 'ptr', ptr, false) as typeof ptr;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemSetAccess', 'size', size, false);
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemSetAccess', 'ptr', ptr, false) as typeof ptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemSetAccess', 'size', size, false);
   const desc$ = recordArrayArg('cuMemSetAccess', 'desc', records.CUmemAccessDesc_st(), desc, false);
   const count$n = desc$.count;
   const status = (cuMemSetAccess$c ??= binder.native('cuMemSetAccess'))(ptr, size, desc$.bytes, count$n);
@@ -1022,8 +1022,8 @@ let cuMemUnmap$c: NativeFunction | undefined;
  * @param size in `size_t`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemUnmap(ptr: T.CUdeviceptr, size: T.Int64): void {
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemUnmap', 'ptr', ptr, false) as typeof ptr;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemUnmap', 'size', size, false);
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemUnmap', 'ptr', ptr, false) as typeof ptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemUnmap', 'size', size, false);
   const status = (cuMemUnmap$c ??= binder.native('cuMemUnmap'))(ptr, size);
   if (status !== 0) throw fail('cuMemUnmap', status);
 }

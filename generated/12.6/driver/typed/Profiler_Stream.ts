@@ -45,7 +45,7 @@ let cuSignalExternalSemaphoresAsync$c: NativeFunction | undefined;
 export function cuSignalExternalSemaphoresAsync(extSemArray: readonly (T.CUexternalSemaphore)[] | BigUint64Array, paramsArray: readonly (T.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st)[] | Uint8Array, stream: T.CUstream | null): void {
   const extSemArray$ = scalarArrayArg('cuSignalExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
   const paramsArray$ = recordArrayArg('cuSignalExternalSemaphoresAsync', 'paramsArray', records.CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS_st(), paramsArray, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuSignalExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuSignalExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
   const numExtSems$n = sameLength('cuSignalExternalSemaphoresAsync', ['extSemArray', 'paramsArray'], [extSemArray$.count, paramsArray$.count], [extSemArray !== null, paramsArray !== null]);
   const status = (cuSignalExternalSemaphoresAsync$c ??= binder.native('cuSignalExternalSemaphoresAsync'))(extSemArray$.data, paramsArray$.bytes, numExtSems$n, stream);
   if (status !== 0) throw fail('cuSignalExternalSemaphoresAsync', status);
@@ -58,7 +58,7 @@ let cuStreamAddCallback$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamAddCallback(hStream: T.CUstream | null, callback: T.Pointer | JsCallback, userData: T.Pointer, flags: number): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamAddCallback', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamAddCallback', 'hStream', hStream, true) as typeof hStream;
   if (typeof callback !== 'function') callbackArg('cuStreamAddCallback', 'callback', callback, true);
   pointerArg('cuStreamAddCallback', 'userData', userData, true);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamAddCallback', 'flags', 'u32', flags);
@@ -78,9 +78,9 @@ let cuStreamAttachMemAsync$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 6.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamAttachMemAsync(hStream: T.CUstream | null, dptr: T.CUdeviceptr, length: T.Int64, flags: number): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamAttachMemAsync', 'hStream', hStream, true) as typeof hStream;
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuStreamAttachMemAsync', 'dptr', dptr, false) as typeof dptr;
-  if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || length % 1 !== 0) int64Arg('cuStreamAttachMemAsync', 'length', length, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamAttachMemAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuStreamAttachMemAsync', 'dptr', dptr, false) as typeof dptr;
+  if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || Math.floor(length) !== length) int64Arg('cuStreamAttachMemAsync', 'length', length, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamAttachMemAsync', 'flags', 'u32', flags);
   const status = (cuStreamAttachMemAsync$c ??= binder.native('cuStreamAttachMemAsync'))(hStream, dptr, length, flags);
   if (status !== 0) throw fail('cuStreamAttachMemAsync', status);
@@ -92,7 +92,7 @@ let cuStreamBatchMemOp$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamBatchMemOp(stream: T.CUstream | null, paramArray: readonly (T.CUstreamBatchMemOpParams_union)[] | Uint8Array, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamBatchMemOp', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamBatchMemOp', 'stream', stream, true) as typeof stream;
   const paramArray$ = recordArrayArg('cuStreamBatchMemOp', 'paramArray', records.CUstreamBatchMemOpParams_union(), paramArray, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamBatchMemOp', 'flags', 'u32', flags);
   const count$n = paramArray$.count;
@@ -106,7 +106,7 @@ let cuStreamBeginCapture$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.1. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream#beginCapture | Stream.beginCapture} (objects layer) */
 export function cuStreamBeginCapture(hStream: T.CUstream | null, mode: T.CUstreamCaptureMode): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamBeginCapture', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamBeginCapture', 'hStream', hStream, true) as typeof hStream;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cuStreamBeginCapture', 'mode', 'i32', mode);
   const status = (cuStreamBeginCapture$c ??= binder.native('cuStreamBeginCapture'))(hStream, mode);
   if (status !== 0) throw fail('cuStreamBeginCapture', status);
@@ -120,8 +120,8 @@ let cuStreamBeginCaptureToGraph$c: NativeFunction | undefined;
  * @param mode in `CUstreamCaptureMode`.
  * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamBeginCaptureToGraph(hStream: T.CUstream | null, hGraph: T.CUgraph | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array | null, dependencyData: readonly (T.CUgraphEdgeData_st)[] | Uint8Array | null, mode: T.CUstreamCaptureMode): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamBeginCaptureToGraph', 'hStream', hStream, true) as typeof hStream;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuStreamBeginCaptureToGraph', 'hGraph', hGraph, true) as typeof hGraph;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamBeginCaptureToGraph', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuStreamBeginCaptureToGraph', 'hGraph', hGraph, true) as typeof hGraph;
   const dependencies$ = scalarArrayArg('cuStreamBeginCaptureToGraph', 'dependencies', 'address', dependencies, true);
   const dependencyData$ = recordArrayArg('cuStreamBeginCaptureToGraph', 'dependencyData', records.CUgraphEdgeData_st(), dependencyData, true);
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cuStreamBeginCaptureToGraph', 'mode', 'i32', mode);
@@ -135,8 +135,8 @@ let cuStreamCopyAttributes$c: NativeFunction | undefined;
  * @param src in `CUstream`.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamCopyAttributes(dst: T.CUstream | null, src: T.CUstream | null): void {
-  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cuStreamCopyAttributes', 'dst', dst, true) as typeof dst;
-  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cuStreamCopyAttributes', 'src', src, true) as typeof src;
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cuStreamCopyAttributes', 'dst', dst, true) as typeof dst;
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cuStreamCopyAttributes', 'src', src, true) as typeof src;
   const status = (cuStreamCopyAttributes$c ??= binder.native('cuStreamCopyAttributes'))(dst, src);
   if (status !== 0) throw fail('cuStreamCopyAttributes', status);
 }
@@ -200,7 +200,7 @@ let cuStreamDestroy$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamDestroy(hStream: T.CUstream | null): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamDestroy', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamDestroy', 'hStream', hStream, true) as typeof hStream;
   const status = (cuStreamDestroy$c ??= binder.native('cuStreamDestroy'))(hStream);
   if (status !== 0) throw fail('cuStreamDestroy', status);
 }
@@ -219,7 +219,7 @@ function bind$cuStreamEndCapture(): typeof cuStreamEndCapture {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuStreamEndCapture(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamEndCapture', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamEndCapture', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamEndCapture'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamEndCapture', status);
@@ -237,7 +237,7 @@ let cuStreamGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `value_out`: out `CUlaunchAttributeValue_union`.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamGetAttribute(hStream: T.CUstream | null, attr: T.CUstreamAttrID): T.CUlaunchAttributeValue_union {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetAttribute', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetAttribute', 'hStream', hStream, true) as typeof hStream;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuStreamGetAttribute', 'attr', 'i32', attr);
   const value_out$ = new Uint8Array(64);
   const status = (cuStreamGetAttribute$c ??= binder.native('cuStreamGetAttribute'))(hStream, attr, value_out$);
@@ -258,7 +258,7 @@ function bind$cuStreamGetCaptureInfo(): typeof cuStreamGetCaptureInfo {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$i32 = s.i32, s$u64 = s.u64, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuStreamGetCaptureInfo(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetCaptureInfo', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -284,7 +284,7 @@ function bind$cuStreamGetCaptureInfo_v3(): typeof cuStreamGetCaptureInfo_v3 {
   const s$f64 = s.f64, s$u64 = s.u64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cuStreamGetCaptureInfo_v3(hStream, edgeData_out) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCaptureInfo_v3', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetCaptureInfo_v3', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -318,7 +318,7 @@ function bind$cuStreamGetCtx(): typeof cuStreamGetCtx {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuStreamGetCtx(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetCtx', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamGetCtx'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamGetCtx', status);
@@ -343,7 +343,7 @@ function bind$cuStreamGetCtx_v2(): typeof cuStreamGetCtx_v2 {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuStreamGetCtx_v2(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetCtx_v2', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetCtx_v2', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cuStreamGetCtx_v2'))(hStream, s$slot0, s$slot1);
@@ -365,7 +365,7 @@ function bind$cuStreamGetFlags(): typeof cuStreamGetFlags {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuStreamGetFlags(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetFlags', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamGetFlags'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamGetFlags', status);
@@ -387,7 +387,7 @@ function bind$cuStreamGetGreenCtx(): typeof cuStreamGetGreenCtx {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuStreamGetGreenCtx(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetGreenCtx', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetGreenCtx', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamGetGreenCtx'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamGetGreenCtx', status);
@@ -412,7 +412,7 @@ function bind$cuStreamGetId(): typeof cuStreamGetId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function cuStreamGetId(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetId', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetId', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamGetId'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamGetId', status);
@@ -434,7 +434,7 @@ function bind$cuStreamGetPriority(): typeof cuStreamGetPriority {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cuStreamGetPriority(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamGetPriority', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamGetPriority'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamGetPriority', status);
@@ -455,7 +455,7 @@ function bind$cuStreamIsCapturing(): typeof cuStreamIsCapturing {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cuStreamIsCapturing(hStream) {
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamIsCapturing', 'hStream', hStream, true) as typeof hStream;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamIsCapturing', 'hStream', hStream, true) as typeof hStream;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuStreamIsCapturing'))(hStream, s$bytes);
     if (status !== 0) throw fail('cuStreamIsCapturing', status);
@@ -467,7 +467,7 @@ let cuStreamQuery$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamQuery(hStream: T.CUstream | null): T.CUresult {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamQuery', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamQuery', 'hStream', hStream, true) as typeof hStream;
   const status = (cuStreamQuery$c ??= binder.native('cuStreamQuery'))(hStream);
   if (status !== 0 && status !== 600) throw fail('cuStreamQuery', status);
   return status;
@@ -479,7 +479,7 @@ let cuStreamSetAttribute$c: NativeFunction | undefined;
  * @param value in `const CUstreamAttrValue *`: a `CUlaunchAttributeValue_union` object or its bytes.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamSetAttribute(hStream: T.CUstream | null, attr: T.CUstreamAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamSetAttribute', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamSetAttribute', 'hStream', hStream, true) as typeof hStream;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuStreamSetAttribute', 'attr', 'i32', attr);
   const value$ = recordArg('cuStreamSetAttribute', 'value', records.CUlaunchAttributeValue_union(), value, false);
   const status = (cuStreamSetAttribute$c ??= binder.native('cuStreamSetAttribute'))(hStream, attr, value$);
@@ -492,7 +492,7 @@ let cuStreamSynchronize$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Stream#synchronize | Stream.synchronize} (objects layer) */
 export function cuStreamSynchronize(hStream: T.CUstream | null): void {
   assertMayBlock('cuStreamSynchronize');
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamSynchronize', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamSynchronize', 'hStream', hStream, true) as typeof hStream;
   const status = (cuStreamSynchronize$c ??= binder.native('cuStreamSynchronize'))(hStream);
   if (status !== 0) throw fail('cuStreamSynchronize', status);
 }
@@ -503,7 +503,7 @@ let cuStreamUpdateCaptureDependencies$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 11.3, driver ≥ 465. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamUpdateCaptureDependencies(hStream: T.CUstream | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, flags: number): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamUpdateCaptureDependencies', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamUpdateCaptureDependencies', 'hStream', hStream, true) as typeof hStream;
   const dependencies$ = scalarArrayArg('cuStreamUpdateCaptureDependencies', 'dependencies', 'address', dependencies, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamUpdateCaptureDependencies', 'flags', 'u32', flags);
   const numDependencies$n = dependencies$.count;
@@ -518,7 +518,7 @@ let cuStreamUpdateCaptureDependencies_v2$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 12.3, driver ≥ 545. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html). */
 export function cuStreamUpdateCaptureDependencies_v2(hStream: T.CUstream | null, dependencies: readonly (T.CUgraphNode)[] | BigUint64Array, dependencyData: readonly (T.CUgraphEdgeData_st)[] | Uint8Array | null, flags: number): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamUpdateCaptureDependencies_v2', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamUpdateCaptureDependencies_v2', 'hStream', hStream, true) as typeof hStream;
   const dependencies$ = scalarArrayArg('cuStreamUpdateCaptureDependencies_v2', 'dependencies', 'address', dependencies, false);
   const dependencyData$ = recordArrayArg('cuStreamUpdateCaptureDependencies_v2', 'dependencyData', records.CUgraphEdgeData_st(), dependencyData, true);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamUpdateCaptureDependencies_v2', 'flags', 'u32', flags);
@@ -534,8 +534,8 @@ let cuStreamWaitEvent$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_STREAM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html).
  * @see {@link cuda-ts/objects!Stream#wait | Stream.wait} (objects layer) */
 export function cuStreamWaitEvent(hStream: T.CUstream | null, hEvent: T.CUevent | null, Flags: number): void {
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuStreamWaitEvent', 'hStream', hStream, true) as typeof hStream;
-  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuStreamWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuStreamWaitEvent', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuStreamWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuStreamWaitEvent', 'Flags', 'u32', Flags);
   const status = (cuStreamWaitEvent$c ??= binder.native('cuStreamWaitEvent'))(hStream, hEvent, Flags);
   if (status !== 0) throw fail('cuStreamWaitEvent', status);
@@ -548,8 +548,8 @@ let cuStreamWaitValue32$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue32(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWaitValue32', 'stream', stream, true) as typeof stream;
-  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWaitValue32', 'addr', addr, false) as typeof addr;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWaitValue32', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWaitValue32', 'addr', addr, false) as typeof addr;
   if (typeof value !== 'number' || (value >>> 0) !== value) throw intError('cuStreamWaitValue32', 'value', 'u32', value);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWaitValue32', 'flags', 'u32', flags);
   const status = (cuStreamWaitValue32$c ??= binder.native('cuStreamWaitValue32'))(stream, addr, value, flags);
@@ -563,9 +563,9 @@ let cuStreamWaitValue64$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWaitValue64(stream: T.CUstream | null, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWaitValue64', 'stream', stream, true) as typeof stream;
-  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWaitValue64', 'addr', addr, false) as typeof addr;
-  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuStreamWaitValue64', 'value', value, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWaitValue64', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWaitValue64', 'addr', addr, false) as typeof addr;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cuStreamWaitValue64', 'value', value, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWaitValue64', 'flags', 'u32', flags);
   const status = (cuStreamWaitValue64$c ??= binder.native('cuStreamWaitValue64'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWaitValue64', status);
@@ -578,8 +578,8 @@ let cuStreamWriteValue32$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue32(stream: T.CUstream | null, addr: T.CUdeviceptr, value: number, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWriteValue32', 'stream', stream, true) as typeof stream;
-  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWriteValue32', 'addr', addr, false) as typeof addr;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWriteValue32', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWriteValue32', 'addr', addr, false) as typeof addr;
   if (typeof value !== 'number' || (value >>> 0) !== value) throw intError('cuStreamWriteValue32', 'value', 'u32', value);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWriteValue32', 'flags', 'u32', flags);
   const status = (cuStreamWriteValue32$c ??= binder.native('cuStreamWriteValue32'))(stream, addr, value, flags);
@@ -593,9 +593,9 @@ let cuStreamWriteValue64$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_MEMOP`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEMOP.html). */
 export function cuStreamWriteValue64(stream: T.CUstream | null, addr: T.CUdeviceptr, value: T.Int64, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuStreamWriteValue64', 'stream', stream, true) as typeof stream;
-  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuStreamWriteValue64', 'addr', addr, false) as typeof addr;
-  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuStreamWriteValue64', 'value', value, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuStreamWriteValue64', 'stream', stream, true) as typeof stream;
+  if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuStreamWriteValue64', 'addr', addr, false) as typeof addr;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cuStreamWriteValue64', 'value', value, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuStreamWriteValue64', 'flags', 'u32', flags);
   const status = (cuStreamWriteValue64$c ??= binder.native('cuStreamWriteValue64'))(stream, addr, value, flags);
   if (status !== 0) throw fail('cuStreamWriteValue64', status);

@@ -17,10 +17,10 @@ let nvFatbinAddCubin$c: NativeFunction | undefined;
  * @param identifier in string (`const char *`).
  * @remarks Group `creation`. */
 export function nvFatbinAddCubin(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, arch: string, identifier: string): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddCubin', 'handle', handle, true) as typeof handle;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddCubin', 'size', size, false);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvFatbinAddCubin', 'handle', handle, true) as typeof handle;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddCubin', 'size', size, false);
   pointerArg('nvFatbinAddCubin', 'code', code, true, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddCubin', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddCubin', 'size', size, false);
   if (typeof arch !== 'string') throw argError('nvFatbinAddCubin', 'arch', 'a string', arch);
   if (typeof identifier !== 'string') throw argError('nvFatbinAddCubin', 'identifier', 'a string', identifier);
   const status = (nvFatbinAddCubin$c ??= binder.native('nvFatbinAddCubin'))(handle, code, size, arch, identifier);
@@ -34,10 +34,10 @@ let nvFatbinAddIndex$c: NativeFunction | undefined;
  * @param identifier in string (`const char *`).
  * @remarks Group `creation`. */
 export function nvFatbinAddIndex(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, identifier: string): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddIndex', 'handle', handle, true) as typeof handle;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddIndex', 'size', size, false);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvFatbinAddIndex', 'handle', handle, true) as typeof handle;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddIndex', 'size', size, false);
   pointerArg('nvFatbinAddIndex', 'code', code, true, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddIndex', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddIndex', 'size', size, false);
   if (typeof identifier !== 'string') throw argError('nvFatbinAddIndex', 'identifier', 'a string', identifier);
   const status = (nvFatbinAddIndex$c ??= binder.native('nvFatbinAddIndex'))(handle, code, size, identifier);
   if (status !== 0) throw fail('nvFatbinAddIndex', status);
@@ -52,10 +52,10 @@ let nvFatbinAddLTOIR$c: NativeFunction | undefined;
  * @param optionsCmdLine in string (`const char *`).
  * @remarks Group `creation`. */
 export function nvFatbinAddLTOIR(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, arch: string, identifier: string, optionsCmdLine: string): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddLTOIR', 'handle', handle, true) as typeof handle;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddLTOIR', 'size', size, false);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvFatbinAddLTOIR', 'handle', handle, true) as typeof handle;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddLTOIR', 'size', size, false);
   pointerArg('nvFatbinAddLTOIR', 'code', code, true, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddLTOIR', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddLTOIR', 'size', size, false);
   if (typeof arch !== 'string') throw argError('nvFatbinAddLTOIR', 'arch', 'a string', arch);
   if (typeof identifier !== 'string') throw argError('nvFatbinAddLTOIR', 'identifier', 'a string', identifier);
   if (typeof optionsCmdLine !== 'string') throw argError('nvFatbinAddLTOIR', 'optionsCmdLine', 'a string', optionsCmdLine);
@@ -72,10 +72,10 @@ let nvFatbinAddPTX$c: NativeFunction | undefined;
  * @param optionsCmdLine in string (`const char *`).
  * @remarks Group `creation`. */
 export function nvFatbinAddPTX(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64, arch: string, identifier: string, optionsCmdLine: string): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddPTX', 'handle', handle, true) as typeof handle;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddPTX', 'size', size, false);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvFatbinAddPTX', 'handle', handle, true) as typeof handle;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddPTX', 'size', size, false);
   pointerArg('nvFatbinAddPTX', 'code', code, false, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddPTX', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddPTX', 'size', size, false);
   if (typeof arch !== 'string') throw argError('nvFatbinAddPTX', 'arch', 'a string', arch);
   if (typeof identifier !== 'string') throw argError('nvFatbinAddPTX', 'identifier', 'a string', identifier);
   if (typeof optionsCmdLine !== 'string') throw argError('nvFatbinAddPTX', 'optionsCmdLine', 'a string', optionsCmdLine);
@@ -89,10 +89,10 @@ let nvFatbinAddReloc$c: NativeFunction | undefined;
  * @param size in `size_t`.
  * @remarks Group `creation`. */
 export function nvFatbinAddReloc(handle: T.nvFatbinHandle | null, code: T.Pointer, size: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinAddReloc', 'handle', handle, true) as typeof handle;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddReloc', 'size', size, false);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvFatbinAddReloc', 'handle', handle, true) as typeof handle;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddReloc', 'size', size, false);
   pointerArg('nvFatbinAddReloc', 'code', code, true, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvFatbinAddReloc', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvFatbinAddReloc', 'size', size, false);
   const status = (nvFatbinAddReloc$c ??= binder.native('nvFatbinAddReloc'))(handle, code, size);
   if (status !== 0) throw fail('nvFatbinAddReloc', status);
 }
@@ -138,7 +138,7 @@ function bind$nvFatbinDestroy(): typeof nvFatbinDestroy {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvFatbinDestroy(handle_indirect) {
-    if (typeof handle_indirect !== 'number' || !(handle_indirect >= 0 && handle_indirect <= 9007199254740991) || handle_indirect % 1 !== 0) handle_indirect = addressArg('nvFatbinDestroy', 'handle_indirect', handle_indirect, true) as typeof handle_indirect;
+    if (typeof handle_indirect !== 'number' || !(handle_indirect >= 0 && handle_indirect <= 9007199254740991) || Math.floor(handle_indirect) !== handle_indirect) handle_indirect = addressArg('nvFatbinDestroy', 'handle_indirect', handle_indirect, true) as typeof handle_indirect;
     s$u64[0] = BigInt(handle_indirect as number | bigint);
     const status = (native$ ??= binder.nativeFixed('nvFatbinDestroy', [s$bytes]))();
     if (status !== 0) throw fail('nvFatbinDestroy', status);
@@ -155,7 +155,7 @@ let nvFatbinGet$c: NativeFunction | undefined;
  * @param buffer out `void *`: address or host buffer.
  * @remarks Group `creation`. */
 export function nvFatbinGet(handle: T.nvFatbinHandle | null, buffer: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinGet', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvFatbinGet', 'handle', handle, true) as typeof handle;
   pointerArg('nvFatbinGet', 'buffer', buffer, true);
   const status = (nvFatbinGet$c ??= binder.native('nvFatbinGet'))(handle, buffer);
   if (status !== 0) throw fail('nvFatbinGet', status);
@@ -185,7 +185,7 @@ function bind$nvFatbinSize(): typeof nvFatbinSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvFatbinSize(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvFatbinSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvFatbinSize', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvFatbinSize'))(handle, s$bytes);
     if (status !== 0) throw fail('nvFatbinSize', status);

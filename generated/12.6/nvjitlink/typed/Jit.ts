@@ -16,11 +16,11 @@ let nvJitLinkAddData$c: NativeFunction | undefined;
  * @param size in `size_t`.
  * @param name in string (`const char *`). */
 export function nvJitLinkAddData(handle: T.nvJitLinkHandle | null, inputType: T.nvJitLinkInputType, data: T.Pointer, size: T.Int64, name: string): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkAddData', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkAddData', 'handle', handle, true) as typeof handle;
   if (typeof inputType !== 'number' || (inputType | 0) !== inputType) throw intError('nvJitLinkAddData', 'inputType', 'i32', inputType);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvJitLinkAddData', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvJitLinkAddData', 'size', size, false);
   pointerArg('nvJitLinkAddData', 'data', data, true, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvJitLinkAddData', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvJitLinkAddData', 'size', size, false);
   if (typeof name !== 'string') throw argError('nvJitLinkAddData', 'name', 'a string', name);
   const status = (nvJitLinkAddData$c ??= binder.native('nvJitLinkAddData'))(handle, inputType, data, size, name);
   if (status !== 0) throw fail('nvJitLinkAddData', status);
@@ -31,7 +31,7 @@ let nvJitLinkAddFile$c: NativeFunction | undefined;
  * @param inputType in `nvJitLinkInputType`.
  * @param fileName in string (`const char *`). */
 export function nvJitLinkAddFile(handle: T.nvJitLinkHandle | null, inputType: T.nvJitLinkInputType, fileName: string): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkAddFile', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkAddFile', 'handle', handle, true) as typeof handle;
   if (typeof inputType !== 'number' || (inputType | 0) !== inputType) throw intError('nvJitLinkAddFile', 'inputType', 'i32', inputType);
   if (typeof fileName !== 'string') throw argError('nvJitLinkAddFile', 'fileName', 'a string', fileName);
   const status = (nvJitLinkAddFile$c ??= binder.native('nvJitLinkAddFile'))(handle, inputType, fileName);
@@ -41,7 +41,7 @@ let nvJitLinkComplete$c: NativeFunction | undefined;
 /** `nvJitLinkResult __nvJitLinkComplete_12_6(nvJitLinkHandle handle)` · nvJitLink.h · CUDA 12.6 Throws {@link NvJitLinkError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `nvJitLinkHandle`. */
 export function nvJitLinkComplete(handle: T.nvJitLinkHandle | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkComplete', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkComplete', 'handle', handle, true) as typeof handle;
   const status = (nvJitLinkComplete$c ??= binder.native('nvJitLinkComplete'))(handle);
   if (status !== 0) throw fail('nvJitLinkComplete', status);
 }
@@ -85,7 +85,7 @@ function bind$nvJitLinkDestroy(): typeof nvJitLinkDestroy {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvJitLinkDestroy(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkDestroy', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkDestroy', 'handle', handle, true) as typeof handle;
     s$u64[0] = BigInt(handle as number | bigint);
     const status = (native$ ??= binder.nativeFixed('nvJitLinkDestroy', [s$bytes]))();
     if (status !== 0) throw fail('nvJitLinkDestroy', status);
@@ -101,7 +101,7 @@ let nvJitLinkGetErrorLog$c: NativeFunction | undefined;
  * @param handle in `nvJitLinkHandle`.
  * @param log in/out `char *`: address or host buffer. */
 export function nvJitLinkGetErrorLog(handle: T.nvJitLinkHandle | null, log: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetErrorLog', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkGetErrorLog', 'handle', handle, true) as typeof handle;
   pointerArg('nvJitLinkGetErrorLog', 'log', log, true);
   const status = (nvJitLinkGetErrorLog$c ??= binder.native('nvJitLinkGetErrorLog'))(handle, log);
   if (status !== 0) throw fail('nvJitLinkGetErrorLog', status);
@@ -120,7 +120,7 @@ function bind$nvJitLinkGetErrorLogSize(): typeof nvJitLinkGetErrorLogSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvJitLinkGetErrorLogSize(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetErrorLogSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkGetErrorLogSize', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvJitLinkGetErrorLogSize'))(handle, s$bytes);
     if (status !== 0) throw fail('nvJitLinkGetErrorLogSize', status);
@@ -136,7 +136,7 @@ let nvJitLinkGetInfoLog$c: NativeFunction | undefined;
  * @param handle in `nvJitLinkHandle`.
  * @param log in/out `char *`: address or host buffer. */
 export function nvJitLinkGetInfoLog(handle: T.nvJitLinkHandle | null, log: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetInfoLog', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkGetInfoLog', 'handle', handle, true) as typeof handle;
   pointerArg('nvJitLinkGetInfoLog', 'log', log, true);
   const status = (nvJitLinkGetInfoLog$c ??= binder.native('nvJitLinkGetInfoLog'))(handle, log);
   if (status !== 0) throw fail('nvJitLinkGetInfoLog', status);
@@ -155,7 +155,7 @@ function bind$nvJitLinkGetInfoLogSize(): typeof nvJitLinkGetInfoLogSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvJitLinkGetInfoLogSize(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetInfoLogSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkGetInfoLogSize', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvJitLinkGetInfoLogSize'))(handle, s$bytes);
     if (status !== 0) throw fail('nvJitLinkGetInfoLogSize', status);
@@ -171,7 +171,7 @@ let nvJitLinkGetLinkedCubin$c: NativeFunction | undefined;
  * @param handle in `nvJitLinkHandle`.
  * @param cubin in/out `void *`: address or host buffer. */
 export function nvJitLinkGetLinkedCubin(handle: T.nvJitLinkHandle | null, cubin: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedCubin', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkGetLinkedCubin', 'handle', handle, true) as typeof handle;
   pointerArg('nvJitLinkGetLinkedCubin', 'cubin', cubin, true);
   const status = (nvJitLinkGetLinkedCubin$c ??= binder.native('nvJitLinkGetLinkedCubin'))(handle, cubin);
   if (status !== 0) throw fail('nvJitLinkGetLinkedCubin', status);
@@ -190,7 +190,7 @@ function bind$nvJitLinkGetLinkedCubinSize(): typeof nvJitLinkGetLinkedCubinSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvJitLinkGetLinkedCubinSize(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedCubinSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkGetLinkedCubinSize', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvJitLinkGetLinkedCubinSize'))(handle, s$bytes);
     if (status !== 0) throw fail('nvJitLinkGetLinkedCubinSize', status);
@@ -206,7 +206,7 @@ let nvJitLinkGetLinkedPtx$c: NativeFunction | undefined;
  * @param handle in `nvJitLinkHandle`.
  * @param ptx in/out `char *`: address or host buffer. */
 export function nvJitLinkGetLinkedPtx(handle: T.nvJitLinkHandle | null, ptx: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedPtx', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkGetLinkedPtx', 'handle', handle, true) as typeof handle;
   pointerArg('nvJitLinkGetLinkedPtx', 'ptx', ptx, true);
   const status = (nvJitLinkGetLinkedPtx$c ??= binder.native('nvJitLinkGetLinkedPtx'))(handle, ptx);
   if (status !== 0) throw fail('nvJitLinkGetLinkedPtx', status);
@@ -225,7 +225,7 @@ function bind$nvJitLinkGetLinkedPtxSize(): typeof nvJitLinkGetLinkedPtxSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvJitLinkGetLinkedPtxSize(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('nvJitLinkGetLinkedPtxSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('nvJitLinkGetLinkedPtxSize', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvJitLinkGetLinkedPtxSize'))(handle, s$bytes);
     if (status !== 0) throw fail('nvJitLinkGetLinkedPtxSize', status);

@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetBrand(): typeof nvmlDeviceGetBrand {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetBrand(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBrand', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBrand', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetBrand'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetBrand', status);
@@ -35,7 +35,7 @@ let nvmlDeviceGetBridgeChipInfo$c: NativeFunction | undefined;
  * @returns the value of `bridgeHierarchy`: out `nvmlBridgeChipHierarchy_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBridgeChipInfo(device: T.nvmlDevice_t | null): T.nvmlBridgeChipHierarchy_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBridgeChipInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBridgeChipInfo', 'device', device, true) as typeof device;
   const bridgeHierarchy$ = new Uint8Array(1028);
   const status = (nvmlDeviceGetBridgeChipInfo$c ??= binder.native('nvmlDeviceGetBridgeChipInfo'))(device, bridgeHierarchy$);
   if (status !== 0) throw fail('nvmlDeviceGetBridgeChipInfo', status);
@@ -55,7 +55,7 @@ function bind$nvmlDeviceGetBusType(): typeof nvmlDeviceGetBusType {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetBusType(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBusType', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBusType', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetBusType'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetBusType', status);
@@ -68,7 +68,7 @@ let nvmlDeviceGetC2cModeInfoV$c: NativeFunction | undefined;
  * @returns the value of `c2cModeInfo`: out `nvmlC2cModeInfo_v1_t`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetC2cModeInfoV(device: T.nvmlDevice_t | null): T.nvmlC2cModeInfo_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetC2cModeInfoV', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetC2cModeInfoV', 'device', device, true) as typeof device;
   const c2cModeInfo$ = new Uint8Array(4);
   const status = (nvmlDeviceGetC2cModeInfoV$c ??= binder.native('nvmlDeviceGetC2cModeInfoV'))(device, c2cModeInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetC2cModeInfoV', status);
@@ -81,7 +81,7 @@ let nvmlDeviceGetCapabilities$c: NativeFunction | undefined;
  * @returns the value of `caps`: in/out `nvmlDeviceCapabilities_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @remarks Since CUDA 12.5. */
 export function nvmlDeviceGetCapabilities(device: T.nvmlDevice_t | null, caps?: Partial<T.nvmlDeviceCapabilities_v1_t> | Uint8Array): T.nvmlDeviceCapabilities_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCapabilities', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCapabilities', 'device', device, true) as typeof device;
   const caps$ = new Uint8Array(records.nvmlDeviceCapabilities_v1_t().size);
   if (caps != null) caps$.set(new Uint8Array(recordArg('nvmlDeviceGetCapabilities', 'caps', records.nvmlDeviceCapabilities_v1_t(), caps, false) as Uint8Array).subarray(0, caps$.length));
   new DataView(caps$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
@@ -95,7 +95,7 @@ let nvmlDeviceGetClkMonStatus$c: NativeFunction | undefined;
  * @returns the value of `status`: out `nvmlClkMonStatus_status`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetClkMonStatus(device: T.nvmlDevice_t | null): T.nvmlClkMonStatus_status {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClkMonStatus', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetClkMonStatus', 'device', device, true) as typeof device;
   const status_$ = new Uint8Array(264);
   const status = (nvmlDeviceGetClkMonStatus$c ??= binder.native('nvmlDeviceGetClkMonStatus'))(device, status_$);
   if (status !== 0) throw fail('nvmlDeviceGetClkMonStatus', status);
@@ -117,7 +117,7 @@ function bind$nvmlDeviceGetClock(): typeof nvmlDeviceGetClock {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetClock(device, clockType, clockId) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClock', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetClock', 'device', device, true) as typeof device;
     if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetClock', 'clockType', 'i32', clockType);
     if (typeof clockId !== 'number' || (clockId | 0) !== clockId) throw intError('nvmlDeviceGetClock', 'clockId', 'i32', clockId);
     s$f64[0] = 0;
@@ -141,7 +141,7 @@ function bind$nvmlDeviceGetClockInfo(): typeof nvmlDeviceGetClockInfo {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetClockInfo(device, type) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClockInfo', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetClockInfo', 'device', device, true) as typeof device;
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetClockInfo', 'type', 'i32', type);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetClockInfo'))(device, type, s$bytes);
@@ -156,7 +156,7 @@ let nvmlDeviceGetClockOffsets$c: NativeFunction | undefined;
  * @returns the value of `info`: in/out `nvmlClockOffset_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetClockOffsets(device: T.nvmlDevice_t | null, info?: Partial<T.nvmlClockOffset_v1_t> | Uint8Array): T.nvmlClockOffset_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetClockOffsets', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetClockOffsets', 'device', device, true) as typeof device;
   const info$ = new Uint8Array(records.nvmlClockOffset_v1_t().size);
   if (info != null) info$.set(new Uint8Array(recordArg('nvmlDeviceGetClockOffsets', 'info', records.nvmlClockOffset_v1_t(), info, false) as Uint8Array).subarray(0, info$.length));
   new DataView(info$.buffer).setUint32(0, 0x1000018, true); // NVML struct version

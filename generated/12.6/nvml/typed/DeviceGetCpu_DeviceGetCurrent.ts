@@ -15,7 +15,7 @@ let nvmlDeviceGetCpuAffinity$c: NativeFunction | undefined;
  * @returns the value of `cpuSet`: out array of `u64`, `cpuSetSize` long.
  * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceGetCpuAffinity(device: T.nvmlDevice_t | null, cpuSetSize: number): BigUint64Array {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCpuAffinity', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCpuAffinity', 'device', device, true) as typeof device;
   if (typeof cpuSetSize !== 'number' || (cpuSetSize >>> 0) !== cpuSetSize) throw intError('nvmlDeviceGetCpuAffinity', 'cpuSetSize', 'u32', cpuSetSize);
   const cpuSet$ = new BigUint64Array(Math.max(1, allocLength('nvmlDeviceGetCpuAffinity', 'cpuSetSize', cpuSetSize)));
   const status = (nvmlDeviceGetCpuAffinity$c ??= binder.native('nvmlDeviceGetCpuAffinity'))(device, cpuSetSize, cpuSet$);
@@ -30,7 +30,7 @@ let nvmlDeviceGetCpuAffinityWithinScope$c: NativeFunction | undefined;
  * @returns the value of `cpuSet`: out array of `u64`, `cpuSetSize` long.
  * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceGetCpuAffinityWithinScope(device: T.nvmlDevice_t | null, cpuSetSize: number, scope: number): BigUint64Array {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCpuAffinityWithinScope', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCpuAffinityWithinScope', 'device', device, true) as typeof device;
   if (typeof cpuSetSize !== 'number' || (cpuSetSize >>> 0) !== cpuSetSize) throw intError('nvmlDeviceGetCpuAffinityWithinScope', 'cpuSetSize', 'u32', cpuSetSize);
   if (typeof scope !== 'number' || (scope >>> 0) !== scope) throw intError('nvmlDeviceGetCpuAffinityWithinScope', 'scope', 'u32', scope);
   const cpuSet$ = new BigUint64Array(Math.max(1, allocLength('nvmlDeviceGetCpuAffinityWithinScope', 'cpuSetSize', cpuSetSize)));
@@ -52,7 +52,7 @@ function bind$nvmlDeviceGetCreatableVgpus(): typeof nvmlDeviceGetCreatableVgpus 
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetCreatableVgpus(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCreatableVgpus', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCreatableVgpus', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetCreatableVgpus'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetCreatableVgpus', asked);
@@ -81,7 +81,7 @@ function bind$nvmlDeviceGetCudaComputeCapability(): typeof nvmlDeviceGetCudaComp
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetCudaComputeCapability(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCudaComputeCapability', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCudaComputeCapability', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetCudaComputeCapability'))(device, s$slot0, s$slot1);
@@ -103,7 +103,7 @@ function bind$nvmlDeviceGetCurrPcieLinkGeneration(): typeof nvmlDeviceGetCurrPci
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetCurrPcieLinkGeneration(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkGeneration', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCurrPcieLinkGeneration', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetCurrPcieLinkGeneration'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetCurrPcieLinkGeneration', status);
@@ -124,7 +124,7 @@ function bind$nvmlDeviceGetCurrPcieLinkWidth(): typeof nvmlDeviceGetCurrPcieLink
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetCurrPcieLinkWidth(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrPcieLinkWidth', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCurrPcieLinkWidth', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetCurrPcieLinkWidth'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetCurrPcieLinkWidth', status);
@@ -145,7 +145,7 @@ function bind$nvmlDeviceGetCurrentClocksEventReasons(): typeof nvmlDeviceGetCurr
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetCurrentClocksEventReasons(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClocksEventReasons', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCurrentClocksEventReasons', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetCurrentClocksEventReasons'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetCurrentClocksEventReasons', status);
@@ -166,7 +166,7 @@ function bind$nvmlDeviceGetCurrentClocksThrottleReasons(): typeof nvmlDeviceGetC
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetCurrentClocksThrottleReasons(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCurrentClocksThrottleReasons', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCurrentClocksThrottleReasons', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetCurrentClocksThrottleReasons'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetCurrentClocksThrottleReasons', status);

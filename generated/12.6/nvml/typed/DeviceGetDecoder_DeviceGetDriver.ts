@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetDecoderUtilization(): typeof nvmlDeviceGetDecoderUtil
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetDecoderUtilization(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDecoderUtilization', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetDecoderUtilization', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetDecoderUtilization'))(device, s$slot0, s$slot1);
@@ -45,7 +45,7 @@ function bind$nvmlDeviceGetDefaultApplicationsClock(): typeof nvmlDeviceGetDefau
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetDefaultApplicationsClock(device, clockType) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDefaultApplicationsClock', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetDefaultApplicationsClock', 'device', device, true) as typeof device;
     if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetDefaultApplicationsClock', 'clockType', 'i32', clockType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetDefaultApplicationsClock'))(device, clockType, s$bytes);
@@ -67,7 +67,7 @@ function bind$nvmlDeviceGetDefaultEccMode(): typeof nvmlDeviceGetDefaultEccMode 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetDefaultEccMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDefaultEccMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetDefaultEccMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetDefaultEccMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetDefaultEccMode', status);
@@ -82,7 +82,7 @@ let nvmlDeviceGetDetailedEccErrors$c: NativeFunction | undefined;
  * @returns the value of `eccCounts`: out `nvmlEccErrorCounts_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDetailedEccErrors(device: T.nvmlDevice_t | null, errorType: T.nvmlMemoryErrorType_t, counterType: T.nvmlEccCounterType_t): T.nvmlEccErrorCounts_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDetailedEccErrors', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetDetailedEccErrors', 'device', device, true) as typeof device;
   if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetDetailedEccErrors', 'errorType', 'i32', errorType);
   if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetDetailedEccErrors', 'counterType', 'i32', counterType);
   const eccCounts$ = new Uint8Array(32);
@@ -105,7 +105,7 @@ function bind$nvmlDeviceGetDeviceHandleFromMigDeviceHandle(): typeof nvmlDeviceG
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceGetDeviceHandleFromMigDeviceHandle(migDevice) {
-    if (typeof migDevice !== 'number' || !(migDevice >= 0 && migDevice <= 9007199254740991) || migDevice % 1 !== 0) migDevice = addressArg('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', 'migDevice', migDevice, true) as typeof migDevice;
+    if (typeof migDevice !== 'number' || !(migDevice >= 0 && migDevice <= 9007199254740991) || Math.floor(migDevice) !== migDevice) migDevice = addressArg('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', 'migDevice', migDevice, true) as typeof migDevice;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetDeviceHandleFromMigDeviceHandle'))(migDevice, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetDeviceHandleFromMigDeviceHandle', status);
@@ -130,7 +130,7 @@ function bind$nvmlDeviceGetDisplayActive(): typeof nvmlDeviceGetDisplayActive {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetDisplayActive(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDisplayActive', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetDisplayActive', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetDisplayActive'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetDisplayActive', status);
@@ -151,7 +151,7 @@ function bind$nvmlDeviceGetDisplayMode(): typeof nvmlDeviceGetDisplayMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetDisplayMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDisplayMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetDisplayMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetDisplayMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetDisplayMode', status);
@@ -172,7 +172,7 @@ function bind$nvmlDeviceGetDriverModel(): typeof nvmlDeviceGetDriverModel {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetDriverModel(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDriverModel', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetDriverModel', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetDriverModel'))(device, s$slot0, s$slot1);

@@ -14,7 +14,7 @@ let nvmlDeviceGetDynamicPstatesInfo$c: NativeFunction | undefined;
  * @returns the value of `pDynamicPstatesInfo`: out `nvmlGpuDynamicPstatesInfo_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetDynamicPstatesInfo(device: T.nvmlDevice_t | null): T.nvmlGpuDynamicPstatesInfo_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetDynamicPstatesInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetDynamicPstatesInfo', 'device', device, true) as typeof device;
   const pDynamicPstatesInfo$ = new Uint8Array(132);
   const status = (nvmlDeviceGetDynamicPstatesInfo$c ??= binder.native('nvmlDeviceGetDynamicPstatesInfo'))(device, pDynamicPstatesInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetDynamicPstatesInfo', status);
@@ -34,7 +34,7 @@ function bind$nvmlDeviceGetEccMode(): typeof nvmlDeviceGetEccMode {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetEccMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEccMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetEccMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetEccMode'))(device, s$slot0, s$slot1);
@@ -57,7 +57,7 @@ function bind$nvmlDeviceGetEncoderCapacity(): typeof nvmlDeviceGetEncoderCapacit
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetEncoderCapacity(device, encoderQueryType) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderCapacity', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetEncoderCapacity', 'device', device, true) as typeof device;
     if (typeof encoderQueryType !== 'number' || (encoderQueryType | 0) !== encoderQueryType) throw intError('nvmlDeviceGetEncoderCapacity', 'encoderQueryType', 'i32', encoderQueryType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetEncoderCapacity'))(device, encoderQueryType, s$bytes);
@@ -79,7 +79,7 @@ function bind$nvmlDeviceGetEncoderSessions(): typeof nvmlDeviceGetEncoderSession
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetEncoderSessions(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderSessions', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetEncoderSessions', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetEncoderSessions'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetEncoderSessions', asked);
@@ -108,7 +108,7 @@ function bind$nvmlDeviceGetEncoderStats(): typeof nvmlDeviceGetEncoderStats {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetEncoderStats(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderStats', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetEncoderStats', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -131,7 +131,7 @@ function bind$nvmlDeviceGetEncoderUtilization(): typeof nvmlDeviceGetEncoderUtil
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetEncoderUtilization(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEncoderUtilization', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetEncoderUtilization', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetEncoderUtilization'))(device, s$slot0, s$slot1);
@@ -153,7 +153,7 @@ function bind$nvmlDeviceGetEnforcedPowerLimit(): typeof nvmlDeviceGetEnforcedPow
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetEnforcedPowerLimit(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetEnforcedPowerLimit', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetEnforcedPowerLimit', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetEnforcedPowerLimit'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetEnforcedPowerLimit', status);
@@ -174,7 +174,7 @@ function bind$nvmlDeviceGetFBCSessions(): typeof nvmlDeviceGetFBCSessions {
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetFBCSessions(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCSessions', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFBCSessions', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetFBCSessions', asked);
@@ -195,7 +195,7 @@ let nvmlDeviceGetFBCStats$c: NativeFunction | undefined;
  * @returns the value of `fbcStats`: out `nvmlFBCStats_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t | null): T.nvmlFBCStats_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCStats', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFBCStats', 'device', device, true) as typeof device;
   const fbcStats$ = new Uint8Array(12);
   const status = (nvmlDeviceGetFBCStats$c ??= binder.native('nvmlDeviceGetFBCStats'))(device, fbcStats$);
   if (status !== 0) throw fail('nvmlDeviceGetFBCStats', status);

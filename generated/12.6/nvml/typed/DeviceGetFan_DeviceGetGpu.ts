@@ -23,7 +23,7 @@ function bind$nvmlDeviceGetFanControlPolicy_v2(): typeof nvmlDeviceGetFanControl
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetFanControlPolicy_v2(device, fan) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanControlPolicy_v2', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFanControlPolicy_v2', 'device', device, true) as typeof device;
     if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanControlPolicy_v2', 'fan', 'u32', fan);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetFanControlPolicy_v2'))(device, fan, s$bytes);
@@ -45,7 +45,7 @@ function bind$nvmlDeviceGetFanSpeed(): typeof nvmlDeviceGetFanSpeed {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetFanSpeed(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetFanSpeed'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetFanSpeed', status);
@@ -67,7 +67,7 @@ function bind$nvmlDeviceGetFanSpeed_v2(): typeof nvmlDeviceGetFanSpeed_v2 {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetFanSpeed_v2(device, fan) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
     if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanSpeed_v2', 'fan', 'u32', fan);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, s$bytes);
@@ -83,7 +83,7 @@ let nvmlDeviceGetFieldValues$c: NativeFunction | undefined;
  * @returns the value of `values`: in/out array of `struct nvmlFieldValue_st`.
  * @remarks [NVIDIA group `nvmlFieldValueQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlFieldValueQueries.html). */
 export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCount: number, values: readonly (T.nvmlFieldValue_st)[] | Uint8Array): T.nvmlFieldValue_st[] {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFieldValues', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFieldValues', 'device', device, true) as typeof device;
   if (typeof valuesCount !== 'number' || (valuesCount | 0) !== valuesCount) throw intError('nvmlDeviceGetFieldValues', 'valuesCount', 'i32', valuesCount);
   const values$ = recordArrayArg('nvmlDeviceGetFieldValues', 'values', records.nvmlFieldValue_st(), values, false);
   if (values !== null) coversCount('nvmlDeviceGetFieldValues', 'values', values$.count, valuesCount, 'valuesCount');
@@ -105,7 +105,7 @@ function bind$nvmlDeviceGetGpcClkMinMaxVfOffset(): typeof nvmlDeviceGetGpcClkMin
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpcClkMinMaxVfOffset(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpcClkMinMaxVfOffset'))(device, s$slot0, s$slot1);
@@ -127,7 +127,7 @@ function bind$nvmlDeviceGetGpcClkVfOffset(): typeof nvmlDeviceGetGpcClkVfOffset 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpcClkVfOffset(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetGpcClkVfOffset', status);
@@ -140,7 +140,7 @@ let nvmlDeviceGetGpuFabricInfo$c: NativeFunction | undefined;
  * @returns the value of `gpuFabricInfo`: out `nvmlGpuFabricInfo_t`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuFabricInfo(device: T.nvmlDevice_t | null): T.nvmlGpuFabricInfo_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuFabricInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuFabricInfo', 'device', device, true) as typeof device;
   const gpuFabricInfo$ = new Uint8Array(28);
   const status = (nvmlDeviceGetGpuFabricInfo$c ??= binder.native('nvmlDeviceGetGpuFabricInfo'))(device, gpuFabricInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetGpuFabricInfo', status);
@@ -153,7 +153,7 @@ let nvmlDeviceGetGpuFabricInfoV$c: NativeFunction | undefined;
  * @returns the value of `gpuFabricInfo`: in/out `nvmlGpuFabricInfo_v2_t`: fields given here in, the record the call fills returned (version 0x2000024 set for you).
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuFabricInfoV(device: T.nvmlDevice_t | null, gpuFabricInfo?: Partial<T.nvmlGpuFabricInfo_v2_t> | Uint8Array): T.nvmlGpuFabricInfo_v2_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuFabricInfoV', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuFabricInfoV', 'device', device, true) as typeof device;
   const gpuFabricInfo$ = new Uint8Array(records.nvmlGpuFabricInfo_v2_t().size);
   if (gpuFabricInfo != null) gpuFabricInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetGpuFabricInfoV', 'gpuFabricInfo', records.nvmlGpuFabricInfo_v2_t(), gpuFabricInfo, false) as Uint8Array).subarray(0, gpuFabricInfo$.length));
   new DataView(gpuFabricInfo$.buffer).setUint32(0, 0x2000024, true); // NVML struct version
@@ -177,7 +177,7 @@ function bind$nvmlDeviceGetGpuInstanceById(): typeof nvmlDeviceGetGpuInstanceByI
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceGetGpuInstanceById(device, id) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceById', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceById', 'device', device, true) as typeof device;
     if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlDeviceGetGpuInstanceById', 'id', 'u32', id);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, s$bytes);
@@ -203,7 +203,7 @@ function bind$nvmlDeviceGetGpuInstanceId(): typeof nvmlDeviceGetGpuInstanceId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuInstanceId(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceId', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceId', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstanceId'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceId', status);
@@ -225,7 +225,7 @@ function bind$nvmlDeviceGetGpuInstancePossiblePlacements(): typeof nvmlDeviceGet
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuInstancePossiblePlacements(device, profileId) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstancePossiblePlacements', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstancePossiblePlacements', 'device', device, true) as typeof device;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstancePossiblePlacements', 'profileId', 'u32', profileId);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, null, s$bytes);
@@ -248,7 +248,7 @@ let nvmlDeviceGetGpuInstanceProfileInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `nvmlGpuInstanceProfileInfo_st`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t | null, profile: number): T.nvmlGpuInstanceProfileInfo_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfo', 'device', device, true) as typeof device;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfo', 'profile', 'u32', profile);
   const info$ = new Uint8Array(48);
   const status = (nvmlDeviceGetGpuInstanceProfileInfo$c ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfo'))(device, profile, info$);
@@ -263,7 +263,7 @@ let nvmlDeviceGetGpuInstanceProfileInfoV$c: NativeFunction | undefined;
  * @returns the value of `info`: in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t | null, profile: number, info?: Partial<T.nvmlGpuInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlGpuInstanceProfileInfo_v2_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'device', device, true) as typeof device;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfoV', 'profile', 'u32', profile);
   const info$ = new Uint8Array(records.nvmlGpuInstanceProfileInfo_v2_st().size);
   if (info != null) info$.set(new Uint8Array(recordArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'info', records.nvmlGpuInstanceProfileInfo_v2_st(), info, false) as Uint8Array).subarray(0, info$.length));
@@ -287,7 +287,7 @@ function bind$nvmlDeviceGetGpuInstanceRemainingCapacity(): typeof nvmlDeviceGetG
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuInstanceRemainingCapacity(device, profileId) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceRemainingCapacity', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceRemainingCapacity', 'device', device, true) as typeof device;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstanceRemainingCapacity', 'profileId', 'u32', profileId);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstanceRemainingCapacity'))(device, profileId, s$bytes);
@@ -310,7 +310,7 @@ function bind$nvmlDeviceGetGpuInstances(): typeof nvmlDeviceGetGpuInstances {
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuInstances(device, profileId) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstances', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstances', 'device', device, true) as typeof device;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstances', 'profileId', 'u32', profileId);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, null, s$bytes);
@@ -340,7 +340,7 @@ function bind$nvmlDeviceGetGpuMaxPcieLinkGeneration(): typeof nvmlDeviceGetGpuMa
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuMaxPcieLinkGeneration(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuMaxPcieLinkGeneration', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuMaxPcieLinkGeneration', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuMaxPcieLinkGeneration'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetGpuMaxPcieLinkGeneration', status);
@@ -361,7 +361,7 @@ function bind$nvmlDeviceGetGpuOperationMode(): typeof nvmlDeviceGetGpuOperationM
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuOperationMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuOperationMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuOperationMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuOperationMode'))(device, s$slot0, s$slot1);

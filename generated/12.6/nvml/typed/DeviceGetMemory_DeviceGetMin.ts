@@ -16,7 +16,7 @@ let nvmlDeviceGetMemoryAffinity$c: NativeFunction | undefined;
  * @returns the value of `nodeSet`: out array of `u64`, `nodeSetSize` long.
  * @remarks [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceGetMemoryAffinity(device: T.nvmlDevice_t | null, nodeSetSize: number, scope: number): BigUint64Array {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryAffinity', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMemoryAffinity', 'device', device, true) as typeof device;
   if (typeof nodeSetSize !== 'number' || (nodeSetSize >>> 0) !== nodeSetSize) throw intError('nvmlDeviceGetMemoryAffinity', 'nodeSetSize', 'u32', nodeSetSize);
   if (typeof scope !== 'number' || (scope >>> 0) !== scope) throw intError('nvmlDeviceGetMemoryAffinity', 'scope', 'u32', scope);
   const nodeSet$ = new BigUint64Array(Math.max(1, allocLength('nvmlDeviceGetMemoryAffinity', 'nodeSetSize', nodeSetSize)));
@@ -38,7 +38,7 @@ function bind$nvmlDeviceGetMemoryBusWidth(): typeof nvmlDeviceGetMemoryBusWidth 
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMemoryBusWidth(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryBusWidth', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMemoryBusWidth', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMemoryBusWidth'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMemoryBusWidth', status);
@@ -62,7 +62,7 @@ function bind$nvmlDeviceGetMemoryErrorCounter(): typeof nvmlDeviceGetMemoryError
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMemoryErrorCounter(device, errorType, counterType, locationType) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryErrorCounter', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMemoryErrorCounter', 'device', device, true) as typeof device;
     if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'errorType', 'i32', errorType);
     if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'counterType', 'i32', counterType);
     if (typeof locationType !== 'number' || (locationType | 0) !== locationType) throw intError('nvmlDeviceGetMemoryErrorCounter', 'locationType', 'i32', locationType);
@@ -78,7 +78,7 @@ let nvmlDeviceGetMemoryInfo$c: NativeFunction | undefined;
  * @returns the value of `memory`: out `nvmlMemory_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMemoryInfo(device: T.nvmlDevice_t | null): T.nvmlMemory_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMemoryInfo', 'device', device, true) as typeof device;
   const memory$ = new Uint8Array(24);
   const status = (nvmlDeviceGetMemoryInfo$c ??= binder.native('nvmlDeviceGetMemoryInfo'))(device, memory$);
   if (status !== 0) throw fail('nvmlDeviceGetMemoryInfo', status);
@@ -91,7 +91,7 @@ let nvmlDeviceGetMemoryInfo_v2$c: NativeFunction | undefined;
  * @returns the value of `memory`: in/out `nvmlMemory_v2_st`: fields given here in, the record the call fills returned (version 0x2000028 set for you).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMemoryInfo_v2(device: T.nvmlDevice_t | null, memory?: Partial<T.nvmlMemory_v2_st> | Uint8Array): T.nvmlMemory_v2_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMemoryInfo_v2', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMemoryInfo_v2', 'device', device, true) as typeof device;
   const memory$ = new Uint8Array(records.nvmlMemory_v2_st().size);
   if (memory != null) memory$.set(new Uint8Array(recordArg('nvmlDeviceGetMemoryInfo_v2', 'memory', records.nvmlMemory_v2_st(), memory, false) as Uint8Array).subarray(0, memory$.length));
   new DataView(memory$.buffer).setUint32(0, 0x2000028, true); // NVML struct version
@@ -115,7 +115,7 @@ function bind$nvmlDeviceGetMigDeviceHandleByIndex(): typeof nvmlDeviceGetMigDevi
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceGetMigDeviceHandleByIndex(device, index) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigDeviceHandleByIndex', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMigDeviceHandleByIndex', 'device', device, true) as typeof device;
     if (typeof index !== 'number' || (index >>> 0) !== index) throw intError('nvmlDeviceGetMigDeviceHandleByIndex', 'index', 'u32', index);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMigDeviceHandleByIndex'))(device, index, s$bytes);
@@ -141,7 +141,7 @@ function bind$nvmlDeviceGetMigMode(): typeof nvmlDeviceGetMigMode {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMigMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMigMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMigMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMigMode'))(device, s$slot0, s$slot1);
@@ -165,7 +165,7 @@ function bind$nvmlDeviceGetMinMaxClockOfPState(): typeof nvmlDeviceGetMinMaxCloc
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMinMaxClockOfPState(device, type, pstate) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'type', 'i32', type);
     if (typeof pstate !== 'number' || (pstate | 0) !== pstate) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'pstate', 'i32', pstate);
     s$f64[0] = 0;
@@ -189,7 +189,7 @@ function bind$nvmlDeviceGetMinMaxFanSpeed(): typeof nvmlDeviceGetMinMaxFanSpeed 
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMinMaxFanSpeed(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxFanSpeed', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMinMaxFanSpeed', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMinMaxFanSpeed'))(device, s$slot0, s$slot1);

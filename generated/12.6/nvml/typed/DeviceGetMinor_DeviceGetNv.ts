@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetMinorNumber(): typeof nvmlDeviceGetMinorNumber {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMinorNumber(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinorNumber', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMinorNumber', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMinorNumber'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMinorNumber', status);
@@ -43,7 +43,7 @@ function bind$nvmlDeviceGetModuleId(): typeof nvmlDeviceGetModuleId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetModuleId(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetModuleId', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetModuleId', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetModuleId'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetModuleId', status);
@@ -64,7 +64,7 @@ function bind$nvmlDeviceGetMultiGpuBoard(): typeof nvmlDeviceGetMultiGpuBoard {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMultiGpuBoard(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMultiGpuBoard', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMultiGpuBoard', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMultiGpuBoard'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMultiGpuBoard', status);
@@ -78,7 +78,7 @@ let nvmlDeviceGetName$c: NativeFunction | undefined;
  * @returns the value of `name`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetName(device: T.nvmlDevice_t | null, length: number): string {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetName', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetName', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetName', 'length', 'u32', length);
   const name$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetName', 'length', length)));
   const status = (nvmlDeviceGetName$c ??= binder.native('nvmlDeviceGetName'))(device, name$, length);
@@ -99,7 +99,7 @@ function bind$nvmlDeviceGetNumFans(): typeof nvmlDeviceGetNumFans {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNumFans(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumFans', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNumFans', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetNumFans'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetNumFans', status);
@@ -120,7 +120,7 @@ function bind$nvmlDeviceGetNumGpuCores(): typeof nvmlDeviceGetNumGpuCores {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNumGpuCores(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumGpuCores', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNumGpuCores', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetNumGpuCores', status);
@@ -141,7 +141,7 @@ function bind$nvmlDeviceGetNumaNodeId(): typeof nvmlDeviceGetNumaNodeId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNumaNodeId(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumaNodeId', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNumaNodeId', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetNumaNodeId'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetNumaNodeId', status);
@@ -164,7 +164,7 @@ function bind$nvmlDeviceGetNvLinkCapability(): typeof nvmlDeviceGetNvLinkCapabil
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNvLinkCapability(device, link, capability) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkCapability', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkCapability', 'device', device, true) as typeof device;
     if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkCapability', 'link', 'u32', link);
     if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlDeviceGetNvLinkCapability', 'capability', 'i32', capability);
     s$f64[0] = 0;
@@ -189,7 +189,7 @@ function bind$nvmlDeviceGetNvLinkErrorCounter(): typeof nvmlDeviceGetNvLinkError
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNvLinkErrorCounter(device, link, counter) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkErrorCounter', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkErrorCounter', 'device', device, true) as typeof device;
     if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'link', 'u32', link);
     if (typeof counter !== 'number' || (counter | 0) !== counter) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'counter', 'i32', counter);
     s$f64[0] = 0;
@@ -213,7 +213,7 @@ function bind$nvmlDeviceGetNvLinkRemoteDeviceType(): typeof nvmlDeviceGetNvLinkR
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNvLinkRemoteDeviceType(device, link) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemoteDeviceType', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkRemoteDeviceType', 'device', device, true) as typeof device;
     if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemoteDeviceType', 'link', 'u32', link);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetNvLinkRemoteDeviceType'))(device, link, s$bytes);
@@ -228,7 +228,7 @@ let nvmlDeviceGetNvLinkRemotePciInfo$c: NativeFunction | undefined;
  * @returns the value of `pci`: out `nvmlPciInfo_st`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t | null, link: number): T.nvmlPciInfo_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemotePciInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkRemotePciInfo', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemotePciInfo', 'link', 'u32', link);
   const pci$ = new Uint8Array(68);
   const status = (nvmlDeviceGetNvLinkRemotePciInfo$c ??= binder.native('nvmlDeviceGetNvLinkRemotePciInfo'))(device, link, pci$);
@@ -250,7 +250,7 @@ function bind$nvmlDeviceGetNvLinkState(): typeof nvmlDeviceGetNvLinkState {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNvLinkState(device, link) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkState', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkState', 'device', device, true) as typeof device;
     if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkState', 'link', 'u32', link);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetNvLinkState'))(device, link, s$bytes);
@@ -266,7 +266,7 @@ let nvmlDeviceGetNvLinkUtilizationControl$c: NativeFunction | undefined;
  * @returns the value of `control`: out `nvmlNvLinkUtilizationControl_st`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number): T.nvmlNvLinkUtilizationControl_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationControl', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkUtilizationControl', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationControl', 'link', 'u32', link);
   if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceGetNvLinkUtilizationControl', 'counter', 'u32', counter);
   const control$ = new Uint8Array(8);
@@ -290,7 +290,7 @@ function bind$nvmlDeviceGetNvLinkUtilizationCounter(): typeof nvmlDeviceGetNvLin
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNvLinkUtilizationCounter(device, link, counter) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
     if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'link', 'u32', link);
     if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'counter', 'u32', counter);
     s$f64[0] = 0;
@@ -315,7 +315,7 @@ function bind$nvmlDeviceGetNvLinkVersion(): typeof nvmlDeviceGetNvLinkVersion {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNvLinkVersion(device, link) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkVersion', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkVersion', 'device', device, true) as typeof device;
     if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkVersion', 'link', 'u32', link);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetNvLinkVersion'))(device, link, s$bytes);

@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetPerformanceState(): typeof nvmlDeviceGetPerformanceSt
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPerformanceState(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPerformanceState'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPerformanceState', status);
@@ -43,7 +43,7 @@ function bind$nvmlDeviceGetPersistenceMode(): typeof nvmlDeviceGetPersistenceMod
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPersistenceMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPersistenceMode', status);
@@ -64,7 +64,7 @@ function bind$nvmlDeviceGetPgpuMetadataString(): typeof nvmlDeviceGetPgpuMetadat
   const s$u64 = s.u64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPgpuMetadataString(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPgpuMetadataString', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPgpuMetadataString', 'device', device, true) as typeof device;
     const pgpuMetadata$ = new Uint8Array(4096);
     s$u64[0] = BigInt(4096);
     const status = (native$ ??= binder.native('nvmlDeviceGetPgpuMetadataString'))(device, pgpuMetadata$, s$bytes);
@@ -86,7 +86,7 @@ function bind$nvmlDeviceGetPowerManagementDefaultLimit(): typeof nvmlDeviceGetPo
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPowerManagementDefaultLimit(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementDefaultLimit', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerManagementDefaultLimit', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPowerManagementDefaultLimit'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPowerManagementDefaultLimit', status);
@@ -107,7 +107,7 @@ function bind$nvmlDeviceGetPowerManagementLimit(): typeof nvmlDeviceGetPowerMana
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPowerManagementLimit(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimit', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerManagementLimit', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPowerManagementLimit'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPowerManagementLimit', status);
@@ -128,7 +128,7 @@ function bind$nvmlDeviceGetPowerManagementLimitConstraints(): typeof nvmlDeviceG
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPowerManagementLimitConstraints(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimitConstraints', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerManagementLimitConstraints', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPowerManagementLimitConstraints'))(device, s$slot0, s$slot1);
@@ -150,7 +150,7 @@ function bind$nvmlDeviceGetPowerManagementMode(): typeof nvmlDeviceGetPowerManag
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPowerManagementMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerManagementMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPowerManagementMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPowerManagementMode', status);
@@ -171,7 +171,7 @@ function bind$nvmlDeviceGetPowerSource(): typeof nvmlDeviceGetPowerSource {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPowerSource(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerSource', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerSource', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPowerSource'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPowerSource', status);
@@ -192,7 +192,7 @@ function bind$nvmlDeviceGetPowerState(): typeof nvmlDeviceGetPowerState {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPowerState(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerState', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerState', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPowerState'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPowerState', status);
@@ -213,7 +213,7 @@ function bind$nvmlDeviceGetPowerUsage(): typeof nvmlDeviceGetPowerUsage {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPowerUsage(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerUsage', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerUsage', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPowerUsage'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPowerUsage', status);

@@ -24,9 +24,9 @@ function bind$nvmlDeviceGetSamples(): typeof nvmlDeviceGetSamples {
   const s$f64 = s.f64, s$u32 = s.u32, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetSamples(device, type, lastSeenTimeStamp) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSamples', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSamples', 'device', device, true) as typeof device;
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetSamples', 'type', 'i32', type);
-    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetSamples', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || Math.floor(lastSeenTimeStamp) !== lastSeenTimeStamp) int64Arg('nvmlDeviceGetSamples', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
     s$f64[0] = 0;
     s$f64[1] = 0; s$u32[2] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetSamples'))(device, type, lastSeenTimeStamp, s$slot0, s$slot1, null);
@@ -49,7 +49,7 @@ let nvmlDeviceGetSerial$c: NativeFunction | undefined;
  * @returns the value of `serial`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSerial(device: T.nvmlDevice_t | null, length: number): string {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSerial', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSerial', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetSerial', 'length', 'u32', length);
   const serial$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetSerial', 'length', length)));
   const status = (nvmlDeviceGetSerial$c ??= binder.native('nvmlDeviceGetSerial'))(device, serial$, length);
@@ -63,7 +63,7 @@ let nvmlDeviceGetSramEccErrorStatus$c: NativeFunction | undefined;
  * @returns the value of `status`: in/out `nvmlEccSramErrorStatus_v1_t`: fields given here in, the record the call fills returned (version 0x1000068 set for you).
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSramEccErrorStatus(device: T.nvmlDevice_t | null, status_?: Partial<T.nvmlEccSramErrorStatus_v1_t> | Uint8Array): T.nvmlEccSramErrorStatus_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSramEccErrorStatus', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSramEccErrorStatus', 'device', device, true) as typeof device;
   const status_$ = new Uint8Array(records.nvmlEccSramErrorStatus_v1_t().size);
   if (status_ != null) status_$.set(new Uint8Array(recordArg('nvmlDeviceGetSramEccErrorStatus', 'status', records.nvmlEccSramErrorStatus_v1_t(), status_, false) as Uint8Array).subarray(0, status_$.length));
   new DataView(status_$.buffer).setUint32(0, 0x1000068, true); // NVML struct version
@@ -85,7 +85,7 @@ function bind$nvmlDeviceGetSupportedClocksEventReasons(): typeof nvmlDeviceGetSu
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetSupportedClocksEventReasons(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksEventReasons', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedClocksEventReasons', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetSupportedClocksEventReasons'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetSupportedClocksEventReasons', status);
@@ -106,7 +106,7 @@ function bind$nvmlDeviceGetSupportedClocksThrottleReasons(): typeof nvmlDeviceGe
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetSupportedClocksThrottleReasons(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedClocksThrottleReasons', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedClocksThrottleReasons', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetSupportedClocksThrottleReasons'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetSupportedClocksThrottleReasons', status);
@@ -127,7 +127,7 @@ function bind$nvmlDeviceGetSupportedEventTypes(): typeof nvmlDeviceGetSupportedE
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetSupportedEventTypes(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedEventTypes', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedEventTypes', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetSupportedEventTypes'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetSupportedEventTypes', status);
@@ -149,7 +149,7 @@ function bind$nvmlDeviceGetSupportedGraphicsClocks(): typeof nvmlDeviceGetSuppor
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetSupportedGraphicsClocks(device, memoryClockMHz) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedGraphicsClocks', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedGraphicsClocks', 'device', device, true) as typeof device;
     if (typeof memoryClockMHz !== 'number' || (memoryClockMHz >>> 0) !== memoryClockMHz) throw intError('nvmlDeviceGetSupportedGraphicsClocks', 'memoryClockMHz', 'u32', memoryClockMHz);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetSupportedGraphicsClocks'))(device, memoryClockMHz, s$bytes, null);
@@ -179,7 +179,7 @@ function bind$nvmlDeviceGetSupportedMemoryClocks(): typeof nvmlDeviceGetSupporte
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetSupportedMemoryClocks(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedMemoryClocks', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedMemoryClocks', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetSupportedMemoryClocks'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedMemoryClocks', asked);
@@ -201,7 +201,7 @@ let nvmlDeviceGetSupportedPerformanceStates$c: NativeFunction | undefined;
  * @param size in `unsigned int`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetSupportedPerformanceStates(device: T.nvmlDevice_t | null, pstates: T.Pointer, size: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedPerformanceStates', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedPerformanceStates', 'device', device, true) as typeof device;
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlDeviceGetSupportedPerformanceStates', 'size', 'u32', size);
   pointerArg('nvmlDeviceGetSupportedPerformanceStates', 'pstates', pstates, true, size);
   if (typeof size !== 'number' || (size >>> 0) !== size) throw intError('nvmlDeviceGetSupportedPerformanceStates', 'size', 'u32', size);
@@ -222,7 +222,7 @@ function bind$nvmlDeviceGetSupportedVgpus(): typeof nvmlDeviceGetSupportedVgpus 
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetSupportedVgpus(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetSupportedVgpus', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetSupportedVgpus', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetSupportedVgpus'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetSupportedVgpus', asked);

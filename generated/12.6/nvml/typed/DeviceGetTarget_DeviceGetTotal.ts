@@ -23,7 +23,7 @@ function bind$nvmlDeviceGetTargetFanSpeed(): typeof nvmlDeviceGetTargetFanSpeed 
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetTargetFanSpeed(device, fan) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTargetFanSpeed', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetTargetFanSpeed', 'device', device, true) as typeof device;
     if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetTargetFanSpeed', 'fan', 'u32', fan);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetTargetFanSpeed'))(device, fan, s$bytes);
@@ -46,7 +46,7 @@ function bind$nvmlDeviceGetTemperature(): typeof nvmlDeviceGetTemperature {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetTemperature(device, sensorType) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperature', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetTemperature', 'device', device, true) as typeof device;
     if (typeof sensorType !== 'number' || (sensorType | 0) !== sensorType) throw intError('nvmlDeviceGetTemperature', 'sensorType', 'i32', sensorType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetTemperature'))(device, sensorType, s$bytes);
@@ -69,7 +69,7 @@ function bind$nvmlDeviceGetTemperatureThreshold(): typeof nvmlDeviceGetTemperatu
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetTemperatureThreshold(device, thresholdType) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTemperatureThreshold', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetTemperatureThreshold', 'device', device, true) as typeof device;
     if (typeof thresholdType !== 'number' || (thresholdType | 0) !== thresholdType) throw intError('nvmlDeviceGetTemperatureThreshold', 'thresholdType', 'i32', thresholdType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetTemperatureThreshold'))(device, thresholdType, s$bytes);
@@ -84,7 +84,7 @@ let nvmlDeviceGetThermalSettings$c: NativeFunction | undefined;
  * @returns the value of `pThermalSettings`: out `nvmlGpuThermalSettings_t`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetThermalSettings(device: T.nvmlDevice_t | null, sensorIndex: number): T.nvmlGpuThermalSettings_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetThermalSettings', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetThermalSettings', 'device', device, true) as typeof device;
   if (typeof sensorIndex !== 'number' || (sensorIndex >>> 0) !== sensorIndex) throw intError('nvmlDeviceGetThermalSettings', 'sensorIndex', 'u32', sensorIndex);
   const pThermalSettings$ = new Uint8Array(64);
   const status = (nvmlDeviceGetThermalSettings$c ??= binder.native('nvmlDeviceGetThermalSettings'))(device, sensorIndex, pThermalSettings$);
@@ -106,8 +106,8 @@ function bind$nvmlDeviceGetTopologyCommonAncestor(): typeof nvmlDeviceGetTopolog
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetTopologyCommonAncestor(device1, device2) {
-    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceGetTopologyCommonAncestor', 'device1', device1, true) as typeof device1;
-    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceGetTopologyCommonAncestor', 'device2', device2, true) as typeof device2;
+    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || Math.floor(device1) !== device1) device1 = addressArg('nvmlDeviceGetTopologyCommonAncestor', 'device1', device1, true) as typeof device1;
+    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || Math.floor(device2) !== device2) device2 = addressArg('nvmlDeviceGetTopologyCommonAncestor', 'device2', device2, true) as typeof device2;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetTopologyCommonAncestor'))(device1, device2, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetTopologyCommonAncestor', status);
@@ -129,7 +129,7 @@ function bind$nvmlDeviceGetTopologyNearestGpus(): typeof nvmlDeviceGetTopologyNe
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetTopologyNearestGpus(device, level) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTopologyNearestGpus', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetTopologyNearestGpus', 'device', device, true) as typeof device;
     if (typeof level !== 'number' || (level | 0) !== level) throw intError('nvmlDeviceGetTopologyNearestGpus', 'level', 'i32', level);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetTopologyNearestGpus'))(device, level, s$bytes, null);
@@ -161,7 +161,7 @@ function bind$nvmlDeviceGetTotalEccErrors(): typeof nvmlDeviceGetTotalEccErrors 
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetTotalEccErrors(device, errorType, counterType) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEccErrors', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetTotalEccErrors', 'device', device, true) as typeof device;
     if (typeof errorType !== 'number' || (errorType | 0) !== errorType) throw intError('nvmlDeviceGetTotalEccErrors', 'errorType', 'i32', errorType);
     if (typeof counterType !== 'number' || (counterType | 0) !== counterType) throw intError('nvmlDeviceGetTotalEccErrors', 'counterType', 'i32', counterType);
     s$f64[0] = 0;
@@ -184,7 +184,7 @@ function bind$nvmlDeviceGetTotalEnergyConsumption(): typeof nvmlDeviceGetTotalEn
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetTotalEnergyConsumption(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetTotalEnergyConsumption', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetTotalEnergyConsumption', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetTotalEnergyConsumption'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetTotalEnergyConsumption', status);

@@ -15,7 +15,7 @@ let nvmlDeviceGetUUID$c: NativeFunction | undefined;
  * @returns the value of `uuid`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetUUID(device: T.nvmlDevice_t | null, length: number): string {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetUUID', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetUUID', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetUUID', 'length', 'u32', length);
   const uuid$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetUUID', 'length', length)));
   const status = (nvmlDeviceGetUUID$c ??= binder.native('nvmlDeviceGetUUID'))(device, uuid$, length);
@@ -28,7 +28,7 @@ let nvmlDeviceGetUtilizationRates$c: NativeFunction | undefined;
  * @returns the value of `utilization`: out `nvmlUtilization_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetUtilizationRates(device: T.nvmlDevice_t | null): T.nvmlUtilization_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetUtilizationRates', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetUtilizationRates', 'device', device, true) as typeof device;
   const utilization$ = new Uint8Array(8);
   const status = (nvmlDeviceGetUtilizationRates$c ??= binder.native('nvmlDeviceGetUtilizationRates'))(device, utilization$);
   if (status !== 0) throw fail('nvmlDeviceGetUtilizationRates', status);
@@ -41,7 +41,7 @@ let nvmlDeviceGetVbiosVersion$c: NativeFunction | undefined;
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetVbiosVersion(device: T.nvmlDevice_t | null, length: number): string {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVbiosVersion', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVbiosVersion', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetVbiosVersion', 'length', 'u32', length);
   const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetVbiosVersion', 'length', length)));
   const status = (nvmlDeviceGetVbiosVersion$c ??= binder.native('nvmlDeviceGetVbiosVersion'))(device, version$, length);
@@ -63,7 +63,7 @@ function bind$nvmlDeviceGetVgpuCapabilities(): typeof nvmlDeviceGetVgpuCapabilit
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetVgpuCapabilities(device, capability) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuCapabilities', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuCapabilities', 'device', device, true) as typeof device;
     if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlDeviceGetVgpuCapabilities', 'capability', 'i32', capability);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetVgpuCapabilities'))(device, capability, s$bytes);
@@ -78,7 +78,7 @@ let nvmlDeviceGetVgpuHeterogeneousMode$c: NativeFunction | undefined;
  * @returns the value of `pHeterogeneousMode`: in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetVgpuHeterogeneousMode(device: T.nvmlDevice_t | null, pHeterogeneousMode?: Partial<T.nvmlVgpuHeterogeneousMode_v1_t> | Uint8Array): T.nvmlVgpuHeterogeneousMode_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuHeterogeneousMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuHeterogeneousMode', 'device', device, true) as typeof device;
   const pHeterogeneousMode$ = new Uint8Array(records.nvmlVgpuHeterogeneousMode_v1_t().size);
   if (pHeterogeneousMode != null) pHeterogeneousMode$.set(new Uint8Array(recordArg('nvmlDeviceGetVgpuHeterogeneousMode', 'pHeterogeneousMode', records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode, false) as Uint8Array).subarray(0, pHeterogeneousMode$.length));
   new DataView(pHeterogeneousMode$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
@@ -93,7 +93,7 @@ let nvmlDeviceGetVgpuInstancesUtilizationInfo$c: NativeFunction | undefined;
  * @returns the value of `vgpuUtilInfo`: in/out `nvmlVgpuInstancesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlDeviceGetVgpuInstancesUtilizationInfo(device: T.nvmlDevice_t | null, vgpuUtilInfo?: Partial<T.nvmlVgpuInstancesUtilizationInfo_v1_t> | Uint8Array): T.nvmlVgpuInstancesUtilizationInfo_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuInstancesUtilizationInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuInstancesUtilizationInfo', 'device', device, true) as typeof device;
   const vgpuUtilInfo$ = new Uint8Array(records.nvmlVgpuInstancesUtilizationInfo_v1_t().size);
   if (vgpuUtilInfo != null) vgpuUtilInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetVgpuInstancesUtilizationInfo', 'vgpuUtilInfo', records.nvmlVgpuInstancesUtilizationInfo_v1_t(), vgpuUtilInfo, false) as Uint8Array).subarray(0, vgpuUtilInfo$.length));
   new DataView(vgpuUtilInfo$.buffer).setUint32(0, 0x1000020, true); // NVML struct version
@@ -116,7 +116,7 @@ function bind$nvmlDeviceGetVgpuMetadata(): typeof nvmlDeviceGetVgpuMetadata {
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetVgpuMetadata(device, bufferSize) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuMetadata', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuMetadata', 'device', device, true) as typeof device;
     const pgpuMetadata$ = new Uint8Array(128);
     if (typeof bufferSize !== 'number' || (bufferSize >>> 0) !== bufferSize) throw intError('nvmlDeviceGetVgpuMetadata', 'bufferSize', 'u32', bufferSize);
     s$f64[0] = 0; s$u32[0] = bufferSize;
@@ -140,8 +140,8 @@ function bind$nvmlDeviceGetVgpuProcessUtilization(): typeof nvmlDeviceGetVgpuPro
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetVgpuProcessUtilization(device, lastSeenTimeStamp) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuProcessUtilization', 'device', device, true) as typeof device;
-    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuProcessUtilization', 'device', device, true) as typeof device;
+    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || Math.floor(lastSeenTimeStamp) !== lastSeenTimeStamp) int64Arg('nvmlDeviceGetVgpuProcessUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetVgpuProcessUtilization'))(device, lastSeenTimeStamp, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetVgpuProcessUtilization', asked);
@@ -163,7 +163,7 @@ let nvmlDeviceGetVgpuProcessesUtilizationInfo$c: NativeFunction | undefined;
  * @returns the value of `vgpuProcUtilInfo`: in/out `nvmlVgpuProcessesUtilizationInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlUtil`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlUtil.html). */
 export function nvmlDeviceGetVgpuProcessesUtilizationInfo(device: T.nvmlDevice_t | null, vgpuProcUtilInfo?: Partial<T.nvmlVgpuProcessesUtilizationInfo_v1_t> | Uint8Array): T.nvmlVgpuProcessesUtilizationInfo_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuProcessesUtilizationInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuProcessesUtilizationInfo', 'device', device, true) as typeof device;
   const vgpuProcUtilInfo$ = new Uint8Array(records.nvmlVgpuProcessesUtilizationInfo_v1_t().size);
   if (vgpuProcUtilInfo != null) vgpuProcUtilInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetVgpuProcessesUtilizationInfo', 'vgpuProcUtilInfo', records.nvmlVgpuProcessesUtilizationInfo_v1_t(), vgpuProcUtilInfo, false) as Uint8Array).subarray(0, vgpuProcUtilInfo$.length));
   new DataView(vgpuProcUtilInfo$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
@@ -177,7 +177,7 @@ let nvmlDeviceGetVgpuSchedulerCapabilities$c: NativeFunction | undefined;
  * @returns the value of `pCapabilities`: out `nvmlVgpuSchedulerCapabilities_st`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlDeviceGetVgpuSchedulerCapabilities(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerCapabilities_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuSchedulerCapabilities', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuSchedulerCapabilities', 'device', device, true) as typeof device;
   const pCapabilities$ = new Uint8Array(40);
   const status = (nvmlDeviceGetVgpuSchedulerCapabilities$c ??= binder.native('nvmlDeviceGetVgpuSchedulerCapabilities'))(device, pCapabilities$);
   if (status !== 0) throw fail('nvmlDeviceGetVgpuSchedulerCapabilities', status);
@@ -189,7 +189,7 @@ let nvmlDeviceGetVgpuSchedulerLog$c: NativeFunction | undefined;
  * @returns the value of `pSchedulerLog`: out `nvmlVgpuSchedulerLog_st`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlDeviceGetVgpuSchedulerLog(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerLog_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuSchedulerLog', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuSchedulerLog', 'device', device, true) as typeof device;
   const pSchedulerLog$ = new Uint8Array(9624);
   const status = (nvmlDeviceGetVgpuSchedulerLog$c ??= binder.native('nvmlDeviceGetVgpuSchedulerLog'))(device, pSchedulerLog$);
   if (status !== 0) throw fail('nvmlDeviceGetVgpuSchedulerLog', status);
@@ -201,7 +201,7 @@ let nvmlDeviceGetVgpuSchedulerState$c: NativeFunction | undefined;
  * @returns the value of `pSchedulerState`: out `nvmlVgpuSchedulerGetState_st`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvml`](https://docs.nvidia.com/deploy/nvml-api/group__nvml.html). */
 export function nvmlDeviceGetVgpuSchedulerState(device: T.nvmlDevice_t | null): T.nvmlVgpuSchedulerGetState_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuSchedulerState', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuSchedulerState', 'device', device, true) as typeof device;
   const pSchedulerState$ = new Uint8Array(16);
   const status = (nvmlDeviceGetVgpuSchedulerState$c ??= binder.native('nvmlDeviceGetVgpuSchedulerState'))(device, pSchedulerState$);
   if (status !== 0) throw fail('nvmlDeviceGetVgpuSchedulerState', status);
@@ -215,7 +215,7 @@ let nvmlDeviceGetVgpuTypeCreatablePlacements$c: NativeFunction | undefined;
  * @returns the value of `pPlacementList`: in/out `nvmlVgpuPlacementList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetVgpuTypeCreatablePlacements(device: T.nvmlDevice_t | null, vgpuTypeId: number, pPlacementList?: Partial<T.nvmlVgpuPlacementList_v1_t> | Uint8Array): T.nvmlVgpuPlacementList_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuTypeCreatablePlacements', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuTypeCreatablePlacements', 'device', device, true) as typeof device;
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlDeviceGetVgpuTypeCreatablePlacements', 'vgpuTypeId', 'u32', vgpuTypeId);
   const pPlacementList$ = new Uint8Array(records.nvmlVgpuPlacementList_v1_t().size);
   if (pPlacementList != null) pPlacementList$.set(new Uint8Array(recordArg('nvmlDeviceGetVgpuTypeCreatablePlacements', 'pPlacementList', records.nvmlVgpuPlacementList_v1_t(), pPlacementList, false) as Uint8Array).subarray(0, pPlacementList$.length));
@@ -232,7 +232,7 @@ let nvmlDeviceGetVgpuTypeSupportedPlacements$c: NativeFunction | undefined;
  * @returns the value of `pPlacementList`: in/out `nvmlVgpuPlacementList_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlVirtualGpuQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVirtualGpuQueries.html). */
 export function nvmlDeviceGetVgpuTypeSupportedPlacements(device: T.nvmlDevice_t | null, vgpuTypeId: number, pPlacementList?: Partial<T.nvmlVgpuPlacementList_v1_t> | Uint8Array): T.nvmlVgpuPlacementList_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuTypeSupportedPlacements', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuTypeSupportedPlacements', 'device', device, true) as typeof device;
   if (typeof vgpuTypeId !== 'number' || (vgpuTypeId >>> 0) !== vgpuTypeId) throw intError('nvmlDeviceGetVgpuTypeSupportedPlacements', 'vgpuTypeId', 'u32', vgpuTypeId);
   const pPlacementList$ = new Uint8Array(records.nvmlVgpuPlacementList_v1_t().size);
   if (pPlacementList != null) pPlacementList$.set(new Uint8Array(recordArg('nvmlDeviceGetVgpuTypeSupportedPlacements', 'pPlacementList', records.nvmlVgpuPlacementList_v1_t(), pPlacementList, false) as Uint8Array).subarray(0, pPlacementList$.length));
@@ -256,8 +256,8 @@ function bind$nvmlDeviceGetVgpuUtilization(): typeof nvmlDeviceGetVgpuUtilizatio
   const s$f64 = s.f64, s$u32 = s.u32, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetVgpuUtilization(device, lastSeenTimeStamp) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVgpuUtilization', 'device', device, true) as typeof device;
-    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || lastSeenTimeStamp % 1 !== 0) int64Arg('nvmlDeviceGetVgpuUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVgpuUtilization', 'device', device, true) as typeof device;
+    if (typeof lastSeenTimeStamp !== 'number' || !(lastSeenTimeStamp >= 0 && lastSeenTimeStamp <= 9007199254740991) || Math.floor(lastSeenTimeStamp) !== lastSeenTimeStamp) int64Arg('nvmlDeviceGetVgpuUtilization', 'lastSeenTimeStamp', lastSeenTimeStamp, false);
     s$f64[0] = 0;
     s$f64[1] = 0; s$u32[2] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetVgpuUtilization'))(device, lastSeenTimeStamp, s$slot0, s$slot1, null);

@@ -13,7 +13,7 @@ let nvmlDeviceValidateInforom$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceValidateInforom', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceValidateInforom', 'device', device, true) as typeof device;
   const status = (nvmlDeviceValidateInforom$c ??= binder.native('nvmlDeviceValidateInforom'))(device);
   if (status !== 0) throw fail('nvmlDeviceValidateInforom', status);
 }
@@ -56,7 +56,7 @@ let nvmlEventSetFree$c: NativeFunction | undefined;
  * @param set in `nvmlEventSet_t`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
-  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlEventSetFree', 'set', set, true) as typeof set;
+  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || Math.floor(set) !== set) set = addressArg('nvmlEventSetFree', 'set', set, true) as typeof set;
   const status = (nvmlEventSetFree$c ??= binder.native('nvmlEventSetFree'))(set);
   if (status !== 0) throw fail('nvmlEventSetFree', status);
 }
@@ -67,7 +67,7 @@ let nvmlEventSetWait$c: NativeFunction | undefined;
  * @returns the value of `data`: out `nvmlEventData_st`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetWait(set: T.nvmlEventSet_t | null, timeoutms: number): T.nvmlEventData_st {
-  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlEventSetWait', 'set', set, true) as typeof set;
+  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || Math.floor(set) !== set) set = addressArg('nvmlEventSetWait', 'set', set, true) as typeof set;
   const data$ = new Uint8Array(32);
   if (typeof timeoutms !== 'number' || (timeoutms >>> 0) !== timeoutms) throw intError('nvmlEventSetWait', 'timeoutms', 'u32', timeoutms);
   const status = (nvmlEventSetWait$c ??= binder.native('nvmlEventSetWait'))(set, data$, timeoutms);

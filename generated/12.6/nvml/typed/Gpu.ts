@@ -24,7 +24,7 @@ function bind$nvmlGpuInstanceCreateComputeInstance(): typeof nvmlGpuInstanceCrea
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlGpuInstanceCreateComputeInstance(gpuInstance, profileId) {
-    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstance', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstance', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstance', 'profileId', 'u32', profileId);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlGpuInstanceCreateComputeInstance'))(gpuInstance, profileId, s$bytes);
@@ -53,7 +53,7 @@ function bind$nvmlGpuInstanceCreateComputeInstanceWithPlacement(): typeof nvmlGp
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance, profileId, placement) {
-    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'profileId', 'u32', profileId);
     const placement$ = recordArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'placement', records.nvmlComputeInstancePlacement_st(), placement, false);
     s$f64[0] = 0;
@@ -71,7 +71,7 @@ let nvmlGpuInstanceDestroy$c: NativeFunction | undefined;
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null): void {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceDestroy', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceDestroy', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const status = (nvmlGpuInstanceDestroy$c ??= binder.native('nvmlGpuInstanceDestroy'))(gpuInstance);
   if (status !== 0) throw fail('nvmlGpuInstanceDestroy', status);
 }
@@ -91,7 +91,7 @@ function bind$nvmlGpuInstanceGetComputeInstanceById(): typeof nvmlGpuInstanceGet
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id) {
-    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceById', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceById', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlGpuInstanceGetComputeInstanceById', 'id', 'u32', id);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceById'))(gpuInstance, id, s$bytes);
@@ -118,7 +118,7 @@ function bind$nvmlGpuInstanceGetComputeInstancePossiblePlacements(): typeof nvml
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance, profileId) {
-    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'profileId', 'u32', profileId);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstancePossiblePlacements'))(gpuInstance, profileId, null, s$bytes);
@@ -142,7 +142,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `nvmlComputeInstanceProfileInfo_st`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number): T.nvmlComputeInstanceProfileInfo_st {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'profile', 'u32', profile);
   if (typeof engProfile !== 'number' || (engProfile >>> 0) !== engProfile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'engProfile', 'u32', engProfile);
   const info$ = new Uint8Array(36);
@@ -159,7 +159,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfoV$c: NativeFunction | undefined;
  * @returns the value of `info`: in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number, info?: Partial<T.nvmlComputeInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlComputeInstanceProfileInfo_v2_st {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'profile', 'u32', profile);
   if (typeof engProfile !== 'number' || (engProfile >>> 0) !== engProfile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'engProfile', 'u32', engProfile);
   const info$ = new Uint8Array(records.nvmlComputeInstanceProfileInfo_v2_st().size);
@@ -184,7 +184,7 @@ function bind$nvmlGpuInstanceGetComputeInstanceRemainingCapacity(): typeof nvmlG
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance, profileId) {
-    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'profileId', 'u32', profileId);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceRemainingCapacity'))(gpuInstance, profileId, s$bytes);
@@ -207,7 +207,7 @@ function bind$nvmlGpuInstanceGetComputeInstances(): typeof nvmlGpuInstanceGetCom
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlGpuInstanceGetComputeInstances(gpuInstance, profileId) {
-    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstances', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstances', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstances', 'profileId', 'u32', profileId);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, null, s$bytes);
@@ -229,7 +229,7 @@ let nvmlGpuInstanceGetInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `nvmlGpuInstanceInfo_st`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t | null): T.nvmlGpuInstanceInfo_st {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const info$ = new Uint8Array(24);
   const status = (nvmlGpuInstanceGetInfo$c ??= binder.native('nvmlGpuInstanceGetInfo'))(gpuInstance, info$);
   if (status !== 0) throw fail('nvmlGpuInstanceGetInfo', status);

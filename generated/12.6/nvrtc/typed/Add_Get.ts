@@ -14,7 +14,7 @@ let nvrtcAddNameExpression$c: NativeFunction | undefined;
  * @param name_expression in string (`const char *`).
  * @remarks Group `compilation`. */
 export function nvrtcAddNameExpression(prog: T.nvrtcProgram | null, name_expression: string): void {
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcAddNameExpression', 'prog', prog, true) as typeof prog;
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcAddNameExpression', 'prog', prog, true) as typeof prog;
   if (typeof name_expression !== 'string') throw argError('nvrtcAddNameExpression', 'name_expression', 'a string', name_expression);
   const status = (nvrtcAddNameExpression$c ??= binder.native('nvrtcAddNameExpression'))(prog, name_expression);
   if (status !== 0) throw fail('nvrtcAddNameExpression', status);
@@ -25,7 +25,7 @@ let nvrtcCompileProgram$c: NativeFunction | undefined;
  * @param options in array of C string; its length is passed as `numOptions`.
  * @remarks Group `compilation`. */
 export function nvrtcCompileProgram(prog: T.nvrtcProgram | null, options: readonly (string)[]): void {
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcCompileProgram', 'prog', prog, true) as typeof prog;
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcCompileProgram', 'prog', prog, true) as typeof prog;
   const options$ = stringArrayArg('nvrtcCompileProgram', 'options', options, false);
   const numOptions$n = options$.count;
   const status = (nvrtcCompileProgram$c ??= binder.native('nvrtcCompileProgram'))(prog, numOptions$n, options$.data);
@@ -79,7 +79,7 @@ function bind$nvrtcDestroyProgram(): typeof nvrtcDestroyProgram {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvrtcDestroyProgram(prog) {
-    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcDestroyProgram', 'prog', prog, true) as typeof prog;
+    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcDestroyProgram', 'prog', prog, true) as typeof prog;
     s$u64[0] = BigInt(prog as number | bigint);
     const status = (native$ ??= binder.nativeFixed('nvrtcDestroyProgram', [s$bytes]))();
     if (status !== 0) throw fail('nvrtcDestroyProgram', status);
@@ -96,7 +96,7 @@ let nvrtcGetCUBIN$c: NativeFunction | undefined;
  * @param cubin out `char *`: address or host buffer.
  * @remarks Group `compilation`. */
 export function nvrtcGetCUBIN(prog: T.nvrtcProgram | null, cubin: T.Pointer): void {
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetCUBIN', 'prog', prog, true) as typeof prog;
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetCUBIN', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetCUBIN', 'cubin', cubin, true);
   const status = (nvrtcGetCUBIN$c ??= binder.native('nvrtcGetCUBIN'))(prog, cubin);
   if (status !== 0) throw fail('nvrtcGetCUBIN', status);
@@ -116,7 +116,7 @@ function bind$nvrtcGetCUBINSize(): typeof nvrtcGetCUBINSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvrtcGetCUBINSize(prog) {
-    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetCUBINSize', 'prog', prog, true) as typeof prog;
+    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetCUBINSize', 'prog', prog, true) as typeof prog;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvrtcGetCUBINSize'))(prog, s$bytes);
     if (status !== 0) throw fail('nvrtcGetCUBINSize', status);
@@ -143,7 +143,7 @@ let nvrtcGetLTOIR$c: NativeFunction | undefined;
  * @param LTOIR out `char *`: address or host buffer.
  * @remarks Since CUDA 12.5. Group `compilation`. */
 export function nvrtcGetLTOIR(prog: T.nvrtcProgram | null, LTOIR: T.Pointer): void {
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetLTOIR', 'prog', prog, true) as typeof prog;
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetLTOIR', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetLTOIR', 'LTOIR', LTOIR, true);
   const status = (nvrtcGetLTOIR$c ??= binder.native('nvrtcGetLTOIR'))(prog, LTOIR);
   if (status !== 0) throw fail('nvrtcGetLTOIR', status);
@@ -163,7 +163,7 @@ function bind$nvrtcGetLTOIRSize(): typeof nvrtcGetLTOIRSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvrtcGetLTOIRSize(prog) {
-    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetLTOIRSize', 'prog', prog, true) as typeof prog;
+    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetLTOIRSize', 'prog', prog, true) as typeof prog;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvrtcGetLTOIRSize'))(prog, s$bytes);
     if (status !== 0) throw fail('nvrtcGetLTOIRSize', status);
@@ -189,7 +189,7 @@ function bind$nvrtcGetLoweredName(): typeof nvrtcGetLoweredName {
   const s$f64 = s.f64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvrtcGetLoweredName(prog, name_expression) {
-    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetLoweredName', 'prog', prog, true) as typeof prog;
+    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetLoweredName', 'prog', prog, true) as typeof prog;
     if (typeof name_expression !== 'string') throw argError('nvrtcGetLoweredName', 'name_expression', 'a string', name_expression);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvrtcGetLoweredName'))(prog, name_expression, s$bytes);
@@ -204,7 +204,7 @@ let nvrtcGetNVVM$c: NativeFunction | undefined;
  * @remarks Group `compilation`.
  * @deprecated The headers mark it deprecated. */
 export function nvrtcGetNVVM(prog: T.nvrtcProgram | null, nvvm: T.Pointer): void {
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetNVVM', 'prog', prog, true) as typeof prog;
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetNVVM', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetNVVM', 'nvvm', nvvm, true);
   const status = (nvrtcGetNVVM$c ??= binder.native('nvrtcGetNVVM'))(prog, nvvm);
   if (status !== 0) throw fail('nvrtcGetNVVM', status);
@@ -225,7 +225,7 @@ function bind$nvrtcGetNVVMSize(): typeof nvrtcGetNVVMSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvrtcGetNVVMSize(prog) {
-    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetNVVMSize', 'prog', prog, true) as typeof prog;
+    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetNVVMSize', 'prog', prog, true) as typeof prog;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvrtcGetNVVMSize'))(prog, s$bytes);
     if (status !== 0) throw fail('nvrtcGetNVVMSize', status);
@@ -261,7 +261,7 @@ let nvrtcGetOptiXIR$c: NativeFunction | undefined;
  * @param optixir in/out `char *`: address or host buffer.
  * @remarks Since CUDA 12.5. Group `compilation`. */
 export function nvrtcGetOptiXIR(prog: T.nvrtcProgram | null, optixir: T.Pointer): void {
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetOptiXIR', 'prog', prog, true) as typeof prog;
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetOptiXIR', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetOptiXIR', 'optixir', optixir, true);
   const status = (nvrtcGetOptiXIR$c ??= binder.native('nvrtcGetOptiXIR'))(prog, optixir);
   if (status !== 0) throw fail('nvrtcGetOptiXIR', status);
@@ -281,7 +281,7 @@ function bind$nvrtcGetOptiXIRSize(): typeof nvrtcGetOptiXIRSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvrtcGetOptiXIRSize(prog) {
-    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetOptiXIRSize', 'prog', prog, true) as typeof prog;
+    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetOptiXIRSize', 'prog', prog, true) as typeof prog;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvrtcGetOptiXIRSize'))(prog, s$bytes);
     if (status !== 0) throw fail('nvrtcGetOptiXIRSize', status);
@@ -298,7 +298,7 @@ let nvrtcGetPTX$c: NativeFunction | undefined;
  * @param ptx out `char *`: address or host buffer.
  * @remarks Group `compilation`. */
 export function nvrtcGetPTX(prog: T.nvrtcProgram | null, ptx: T.Pointer): void {
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetPTX', 'prog', prog, true) as typeof prog;
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetPTX', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetPTX', 'ptx', ptx, true);
   const status = (nvrtcGetPTX$c ??= binder.native('nvrtcGetPTX'))(prog, ptx);
   if (status !== 0) throw fail('nvrtcGetPTX', status);
@@ -318,7 +318,7 @@ function bind$nvrtcGetPTXSize(): typeof nvrtcGetPTXSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvrtcGetPTXSize(prog) {
-    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetPTXSize', 'prog', prog, true) as typeof prog;
+    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetPTXSize', 'prog', prog, true) as typeof prog;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvrtcGetPTXSize'))(prog, s$bytes);
     if (status !== 0) throw fail('nvrtcGetPTXSize', status);
@@ -335,7 +335,7 @@ let nvrtcGetProgramLog$c: NativeFunction | undefined;
  * @param log out `char *`: address or host buffer.
  * @remarks Group `compilation`. */
 export function nvrtcGetProgramLog(prog: T.nvrtcProgram | null, log: T.Pointer): void {
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetProgramLog', 'prog', prog, true) as typeof prog;
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetProgramLog', 'prog', prog, true) as typeof prog;
   pointerArg('nvrtcGetProgramLog', 'log', log, true);
   const status = (nvrtcGetProgramLog$c ??= binder.native('nvrtcGetProgramLog'))(prog, log);
   if (status !== 0) throw fail('nvrtcGetProgramLog', status);
@@ -355,7 +355,7 @@ function bind$nvrtcGetProgramLogSize(): typeof nvrtcGetProgramLogSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvrtcGetProgramLogSize(prog) {
-    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcGetProgramLogSize', 'prog', prog, true) as typeof prog;
+    if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcGetProgramLogSize', 'prog', prog, true) as typeof prog;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvrtcGetProgramLogSize'))(prog, s$bytes);
     if (status !== 0) throw fail('nvrtcGetProgramLogSize', status);

@@ -82,7 +82,7 @@ let cudaEventDestroy$c: NativeFunction | undefined;
  * @param event in `cudaEvent_t`.
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventDestroy(event: T.cudaEvent_t | null): void {
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventDestroy', 'event', event, true) as typeof event;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaEventDestroy', 'event', event, true) as typeof event;
   const status = (cudaEventDestroy$c ??= binder.native('cudaEventDestroy'))(event);
   if (status !== 0) throw fail('cudaEventDestroy', status);
 }
@@ -102,8 +102,8 @@ function bind$cudaEventElapsedTime(): typeof cudaEventElapsedTime {
   let native$: NativeFunction | undefined;
   return function cudaEventElapsedTime(start, end) {
     s$f64[0] = 0;
-    if (typeof start !== 'number' || !(start >= 0 && start <= 9007199254740991) || start % 1 !== 0) start = addressArg('cudaEventElapsedTime', 'start', start, true) as typeof start;
-    if (typeof end !== 'number' || !(end >= 0 && end <= 9007199254740991) || end % 1 !== 0) end = addressArg('cudaEventElapsedTime', 'end', end, true) as typeof end;
+    if (typeof start !== 'number' || !(start >= 0 && start <= 9007199254740991) || Math.floor(start) !== start) start = addressArg('cudaEventElapsedTime', 'start', start, true) as typeof start;
+    if (typeof end !== 'number' || !(end >= 0 && end <= 9007199254740991) || Math.floor(end) !== end) end = addressArg('cudaEventElapsedTime', 'end', end, true) as typeof end;
     const status = (native$ ??= binder.native('cudaEventElapsedTime'))(s$bytes, start, end);
     if (status !== 0) throw fail('cudaEventElapsedTime', status);
     return s$f32[0];
@@ -114,7 +114,7 @@ let cudaEventQuery$c: NativeFunction | undefined;
  * @param event in `cudaEvent_t`.
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventQuery(event: T.cudaEvent_t | null): T.cudaError_t {
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventQuery', 'event', event, true) as typeof event;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaEventQuery', 'event', event, true) as typeof event;
   const status = (cudaEventQuery$c ??= binder.native('cudaEventQuery'))(event);
   if (status !== 0 && status !== 600) throw fail('cudaEventQuery', status);
   return status;
@@ -125,8 +125,8 @@ let cudaEventRecord$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventRecord(event: T.cudaEvent_t | null, stream: T.cudaStream_t | null): void {
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventRecord', 'event', event, true) as typeof event;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaEventRecord', 'stream', stream, true) as typeof stream;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaEventRecord', 'event', event, true) as typeof event;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaEventRecord', 'stream', stream, true) as typeof stream;
   const status = (cudaEventRecord$c ??= binder.native('cudaEventRecord'))(event, stream);
   if (status !== 0) throw fail('cudaEventRecord', status);
 }
@@ -137,8 +137,8 @@ let cudaEventRecordWithFlags$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventRecordWithFlags(event: T.cudaEvent_t | null, stream: T.cudaStream_t | null, flags: number): void {
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventRecordWithFlags', 'event', event, true) as typeof event;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaEventRecordWithFlags', 'stream', stream, true) as typeof stream;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaEventRecordWithFlags', 'event', event, true) as typeof event;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaEventRecordWithFlags', 'stream', stream, true) as typeof stream;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaEventRecordWithFlags', 'flags', 'u32', flags);
   const status = (cudaEventRecordWithFlags$c ??= binder.native('cudaEventRecordWithFlags'))(event, stream, flags);
   if (status !== 0) throw fail('cudaEventRecordWithFlags', status);
@@ -149,7 +149,7 @@ let cudaEventSynchronize$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_EVENT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EVENT.html). */
 export function cudaEventSynchronize(event: T.cudaEvent_t | null): void {
   assertMayBlock('cudaEventSynchronize');
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaEventSynchronize', 'event', event, true) as typeof event;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaEventSynchronize', 'event', event, true) as typeof event;
   const status = (cudaEventSynchronize$c ??= binder.native('cudaEventSynchronize'))(event);
   if (status !== 0) throw fail('cudaEventSynchronize', status);
 }

@@ -15,7 +15,7 @@ let cudaGetChannelDesc$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetChannelDesc(array: T.cudaArray_const_t | null): T.cudaChannelFormatDesc {
   const desc$ = new Uint8Array(20);
-  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || array % 1 !== 0) array = addressArg('cudaGetChannelDesc', 'array', array, true) as typeof array;
+  if (typeof array !== 'number' || !(array >= 0 && array <= 9007199254740991) || Math.floor(array) !== array) array = addressArg('cudaGetChannelDesc', 'array', array, true) as typeof array;
   const status = (cudaGetChannelDesc$c ??= binder.native('cudaGetChannelDesc'))(desc$, array);
   if (status !== 0) throw fail('cudaGetChannelDesc', status);
   return decodeRecord<T.cudaChannelFormatDesc>(records.cudaChannelFormatDesc(), desc$);
@@ -106,7 +106,7 @@ function bind$cudaGetDriverEntryPoint(): typeof cudaGetDriverEntryPoint {
   return function cudaGetDriverEntryPoint(symbol, flags) {
     if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPoint', 'symbol', 'a string', symbol);
     s$f64[0] = 0;
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGetDriverEntryPoint', 'flags', flags, false);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cudaGetDriverEntryPoint', 'flags', flags, false);
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cudaGetDriverEntryPoint'))(symbol, s$slot0, flags, s$slot1);
     if (status !== 0) throw fail('cudaGetDriverEntryPoint', status);
@@ -132,7 +132,7 @@ function bind$cudaGetDriverEntryPointByVersion(): typeof cudaGetDriverEntryPoint
     if (typeof symbol !== 'string') throw argError('cudaGetDriverEntryPointByVersion', 'symbol', 'a string', symbol);
     s$f64[0] = 0;
     if (typeof cudaVersion !== 'number' || (cudaVersion >>> 0) !== cudaVersion) throw intError('cudaGetDriverEntryPointByVersion', 'cudaVersion', 'u32', cudaVersion);
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGetDriverEntryPointByVersion', 'flags', flags, false);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cudaGetDriverEntryPointByVersion', 'flags', flags, false);
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cudaGetDriverEntryPointByVersion'))(symbol, s$slot0, cudaVersion, flags, s$slot1);
     if (status !== 0) throw fail('cudaGetDriverEntryPointByVersion', status);
@@ -260,7 +260,7 @@ function bind$cudaGetMipmappedArrayLevel(): typeof cudaGetMipmappedArrayLevel {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGetMipmappedArrayLevel(mipmappedArray, level) {
     s$f64[0] = 0;
-    if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || mipmappedArray % 1 !== 0) mipmappedArray = addressArg('cudaGetMipmappedArrayLevel', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
+    if (typeof mipmappedArray !== 'number' || !(mipmappedArray >= 0 && mipmappedArray <= 9007199254740991) || Math.floor(mipmappedArray) !== mipmappedArray) mipmappedArray = addressArg('cudaGetMipmappedArrayLevel', 'mipmappedArray', mipmappedArray, true) as typeof mipmappedArray;
     if (typeof level !== 'number' || (level >>> 0) !== level) throw intError('cudaGetMipmappedArrayLevel', 'level', 'u32', level);
     const status = (native$ ??= binder.native('cudaGetMipmappedArrayLevel'))(s$bytes, mipmappedArray, level);
     if (status !== 0) throw fail('cudaGetMipmappedArrayLevel', status);
@@ -278,7 +278,7 @@ let cudaGetSurfaceObjectResourceDesc$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaGetSurfaceObjectResourceDesc(surfObject: T.Int64): T.cudaResourceDesc {
   const pResDesc$ = new Uint8Array(64);
-  if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cudaGetSurfaceObjectResourceDesc', 'surfObject', surfObject, false);
+  if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cudaGetSurfaceObjectResourceDesc', 'surfObject', surfObject, false);
   const status = (cudaGetSurfaceObjectResourceDesc$c ??= binder.native('cudaGetSurfaceObjectResourceDesc'))(pResDesc$, surfObject);
   if (status !== 0) throw fail('cudaGetSurfaceObjectResourceDesc', status);
   return decodeRecord<T.cudaResourceDesc>(records.cudaResourceDesc(), pResDesc$);
@@ -342,7 +342,7 @@ let cudaGetTextureObjectResourceDesc$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectResourceDesc(texObject: T.Int64): T.cudaResourceDesc {
   const pResDesc$ = new Uint8Array(64);
-  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaGetTextureObjectResourceDesc', 'texObject', texObject, false);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cudaGetTextureObjectResourceDesc', 'texObject', texObject, false);
   const status = (cudaGetTextureObjectResourceDesc$c ??= binder.native('cudaGetTextureObjectResourceDesc'))(pResDesc$, texObject);
   if (status !== 0) throw fail('cudaGetTextureObjectResourceDesc', status);
   return decodeRecord<T.cudaResourceDesc>(records.cudaResourceDesc(), pResDesc$);
@@ -354,7 +354,7 @@ let cudaGetTextureObjectResourceViewDesc$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectResourceViewDesc(texObject: T.Int64): T.cudaResourceViewDesc {
   const pResViewDesc$ = new Uint8Array(48);
-  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaGetTextureObjectResourceViewDesc', 'texObject', texObject, false);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cudaGetTextureObjectResourceViewDesc', 'texObject', texObject, false);
   const status = (cudaGetTextureObjectResourceViewDesc$c ??= binder.native('cudaGetTextureObjectResourceViewDesc'))(pResViewDesc$, texObject);
   if (status !== 0) throw fail('cudaGetTextureObjectResourceViewDesc', status);
   return decodeRecord<T.cudaResourceViewDesc>(records.cudaResourceViewDesc(), pResViewDesc$);
@@ -366,7 +366,7 @@ let cudaGetTextureObjectTextureDesc$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaGetTextureObjectTextureDesc(texObject: T.Int64): T.cudaTextureDesc {
   const pTexDesc$ = new Uint8Array(72);
-  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaGetTextureObjectTextureDesc', 'texObject', texObject, false);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cudaGetTextureObjectTextureDesc', 'texObject', texObject, false);
   const status = (cudaGetTextureObjectTextureDesc$c ??= binder.native('cudaGetTextureObjectTextureDesc'))(pTexDesc$, texObject);
   if (status !== 0) throw fail('cudaGetTextureObjectTextureDesc', status);
   return decodeRecord<T.cudaTextureDesc>(records.cudaTextureDesc(), pTexDesc$);

@@ -15,9 +15,9 @@ let cudaGraphExecChildGraphNodeSetParams$c: NativeFunction | undefined;
  * @param childGraph in `cudaGraph_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecChildGraphNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, childGraph: T.cudaGraph_t | null): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecChildGraphNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecChildGraphNodeSetParams', 'node', node, true) as typeof node;
-  if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || childGraph % 1 !== 0) childGraph = addressArg('cudaGraphExecChildGraphNodeSetParams', 'childGraph', childGraph, true) as typeof childGraph;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecChildGraphNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecChildGraphNodeSetParams', 'node', node, true) as typeof node;
+  if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || Math.floor(childGraph) !== childGraph) childGraph = addressArg('cudaGraphExecChildGraphNodeSetParams', 'childGraph', childGraph, true) as typeof childGraph;
   const status = (cudaGraphExecChildGraphNodeSetParams$c ??= binder.native('cudaGraphExecChildGraphNodeSetParams'))(hGraphExec, node, childGraph);
   if (status !== 0) throw fail('cudaGraphExecChildGraphNodeSetParams', status);
 }
@@ -26,7 +26,7 @@ let cudaGraphExecDestroy$c: NativeFunction | undefined;
  * @param graphExec in `cudaGraphExec_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecDestroy(graphExec: T.cudaGraphExec_t | null): void {
-  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cudaGraphExecDestroy', 'graphExec', graphExec, true) as typeof graphExec;
+  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || Math.floor(graphExec) !== graphExec) graphExec = addressArg('cudaGraphExecDestroy', 'graphExec', graphExec, true) as typeof graphExec;
   const status = (cudaGraphExecDestroy$c ??= binder.native('cudaGraphExecDestroy'))(graphExec);
   if (status !== 0) throw fail('cudaGraphExecDestroy', status);
 }
@@ -37,9 +37,9 @@ let cudaGraphExecEventRecordNodeSetEvent$c: NativeFunction | undefined;
  * @param event in `cudaEvent_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecEventRecordNodeSetEvent(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecEventRecordNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExecEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphExecEventRecordNodeSetEvent', 'event', event, true) as typeof event;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecEventRecordNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExecEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaGraphExecEventRecordNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cudaGraphExecEventRecordNodeSetEvent$c ??= binder.native('cudaGraphExecEventRecordNodeSetEvent'))(hGraphExec, hNode, event);
   if (status !== 0) throw fail('cudaGraphExecEventRecordNodeSetEvent', status);
 }
@@ -50,9 +50,9 @@ let cudaGraphExecEventWaitNodeSetEvent$c: NativeFunction | undefined;
  * @param event in `cudaEvent_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecEventWaitNodeSetEvent(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, event: T.cudaEvent_t | null): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecEventWaitNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExecEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cudaGraphExecEventWaitNodeSetEvent', 'event', event, true) as typeof event;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecEventWaitNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExecEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cudaGraphExecEventWaitNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cudaGraphExecEventWaitNodeSetEvent$c ??= binder.native('cudaGraphExecEventWaitNodeSetEvent'))(hGraphExec, hNode, event);
   if (status !== 0) throw fail('cudaGraphExecEventWaitNodeSetEvent', status);
 }
@@ -63,8 +63,8 @@ let cudaGraphExecExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undef
  * @param nodeParams in `const struct cudaExternalSemaphoreSignalNodeParams *`: a `cudaExternalSemaphoreSignalNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreSignalNodeParams | Uint8Array): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecExternalSemaphoresSignalNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExecExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecExternalSemaphoresSignalNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExecExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cudaGraphExecExternalSemaphoresSignalNodeSetParams', 'nodeParams', records.cudaExternalSemaphoreSignalNodeParams(), nodeParams, false);
   const status = (cudaGraphExecExternalSemaphoresSignalNodeSetParams$c ??= binder.native('cudaGraphExecExternalSemaphoresSignalNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cudaGraphExecExternalSemaphoresSignalNodeSetParams', status);
@@ -76,8 +76,8 @@ let cudaGraphExecExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefin
  * @param nodeParams in `const struct cudaExternalSemaphoreWaitNodeParams *`: a `cudaExternalSemaphoreWaitNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, nodeParams: T.cudaExternalSemaphoreWaitNodeParams | Uint8Array): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecExternalSemaphoresWaitNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphExecExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecExternalSemaphoresWaitNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphExecExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cudaGraphExecExternalSemaphoresWaitNodeSetParams', 'nodeParams', records.cudaExternalSemaphoreWaitNodeParams(), nodeParams, false);
   const status = (cudaGraphExecExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cudaGraphExecExternalSemaphoresWaitNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cudaGraphExecExternalSemaphoresWaitNodeSetParams', status);
@@ -96,7 +96,7 @@ function bind$cudaGraphExecGetFlags(): typeof cudaGraphExecGetFlags {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function cudaGraphExecGetFlags(graphExec) {
-    if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cudaGraphExecGetFlags', 'graphExec', graphExec, true) as typeof graphExec;
+    if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || Math.floor(graphExec) !== graphExec) graphExec = addressArg('cudaGraphExecGetFlags', 'graphExec', graphExec, true) as typeof graphExec;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaGraphExecGetFlags'))(graphExec, s$bytes);
     if (status !== 0) throw fail('cudaGraphExecGetFlags', status);
@@ -110,8 +110,8 @@ let cudaGraphExecHostNodeSetParams$c: NativeFunction | undefined;
  * @param pNodeParams in `const struct cudaHostNodeParams *`: a `cudaHostNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecHostNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaHostNodeParams | Uint8Array): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecHostNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecHostNodeSetParams', 'node', node, true) as typeof node;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecHostNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecHostNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphExecHostNodeSetParams', 'pNodeParams', records.cudaHostNodeParams(), pNodeParams, false);
   const status = (cudaGraphExecHostNodeSetParams$c ??= binder.native('cudaGraphExecHostNodeSetParams'))(hGraphExec, node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphExecHostNodeSetParams', status);
@@ -123,8 +123,8 @@ let cudaGraphExecKernelNodeSetParams$c: NativeFunction | undefined;
  * @param pNodeParams in `const struct cudaKernelNodeParams *`: a `cudaKernelNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecKernelNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaKernelNodeParams | Uint8Array): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecKernelNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecKernelNodeSetParams', 'node', node, true) as typeof node;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecKernelNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecKernelNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphExecKernelNodeSetParams', 'pNodeParams', records.cudaKernelNodeParams(), pNodeParams, false);
   const status = (cudaGraphExecKernelNodeSetParams$c ??= binder.native('cudaGraphExecKernelNodeSetParams'))(hGraphExec, node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphExecKernelNodeSetParams', status);
@@ -136,8 +136,8 @@ let cudaGraphExecMemcpyNodeSetParams$c: NativeFunction | undefined;
  * @param pNodeParams in `const struct cudaMemcpy3DParms *`: a `cudaMemcpy3DParms` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemcpy3DParms | Uint8Array): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecMemcpyNodeSetParams', 'node', node, true) as typeof node;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecMemcpyNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphExecMemcpyNodeSetParams', 'pNodeParams', records.cudaMemcpy3DParms(), pNodeParams, false);
   const status = (cudaGraphExecMemcpyNodeSetParams$c ??= binder.native('cudaGraphExecMemcpyNodeSetParams'))(hGraphExec, node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParams', status);
@@ -152,13 +152,13 @@ let cudaGraphExecMemcpyNodeSetParams1D$c: NativeFunction | undefined;
  * @param kind in `enum cudaMemcpyKind`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParams1D(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParams1D', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecMemcpyNodeSetParams1D', 'node', node, true) as typeof node;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParams1D', 'count', count, false);
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParams1D', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecMemcpyNodeSetParams1D', 'node', node, true) as typeof node;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphExecMemcpyNodeSetParams1D', 'count', count, false);
   pointerArg('cudaGraphExecMemcpyNodeSetParams1D', 'dst', dst, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParams1D', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphExecMemcpyNodeSetParams1D', 'count', count, false);
   pointerArg('cudaGraphExecMemcpyNodeSetParams1D', 'src', src, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParams1D', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphExecMemcpyNodeSetParams1D', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphExecMemcpyNodeSetParams1D', 'kind', 'i32', kind);
   const status = (cudaGraphExecMemcpyNodeSetParams1D$c ??= binder.native('cudaGraphExecMemcpyNodeSetParams1D'))(hGraphExec, node, dst, src, count, kind);
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParams1D', status);
@@ -174,14 +174,14 @@ let cudaGraphExecMemcpyNodeSetParamsFromSymbol$c: NativeFunction | undefined;
  * @param kind in `enum cudaMemcpyKind`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'node', node, true) as typeof node;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'count', count, false);
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'node', node, true) as typeof node;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'count', count, false);
   pointerArg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'dst', dst, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'count', count, false);
   pointerArg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'symbol', symbol, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'count', count, false);
-  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'offset', offset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || Math.floor(offset) !== offset) int64Arg('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'offset', offset, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphExecMemcpyNodeSetParamsFromSymbol', 'kind', 'i32', kind);
   const status = (cudaGraphExecMemcpyNodeSetParamsFromSymbol$c ??= binder.native('cudaGraphExecMemcpyNodeSetParamsFromSymbol'))(hGraphExec, node, dst, symbol, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParamsFromSymbol', status);
@@ -197,14 +197,14 @@ let cudaGraphExecMemcpyNodeSetParamsToSymbol$c: NativeFunction | undefined;
  * @param kind in `enum cudaMemcpyKind`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'node', node, true) as typeof node;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'count', count, false);
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'node', node, true) as typeof node;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'count', count, false);
   pointerArg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'symbol', symbol, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'count', count, false);
   pointerArg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'src', src, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'count', count, false);
-  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'offset', offset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || Math.floor(offset) !== offset) int64Arg('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'offset', offset, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphExecMemcpyNodeSetParamsToSymbol', 'kind', 'i32', kind);
   const status = (cudaGraphExecMemcpyNodeSetParamsToSymbol$c ??= binder.native('cudaGraphExecMemcpyNodeSetParamsToSymbol'))(hGraphExec, node, symbol, src, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphExecMemcpyNodeSetParamsToSymbol', status);
@@ -216,8 +216,8 @@ let cudaGraphExecMemsetNodeSetParams$c: NativeFunction | undefined;
  * @param pNodeParams in `const struct cudaMemsetParams *`: a `cudaMemsetParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecMemsetNodeSetParams(hGraphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemsetParams | Uint8Array): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecMemsetNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecMemsetNodeSetParams', 'node', node, true) as typeof node;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecMemsetNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecMemsetNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphExecMemsetNodeSetParams', 'pNodeParams', records.cudaMemsetParams(), pNodeParams, false);
   const status = (cudaGraphExecMemsetNodeSetParams$c ??= binder.native('cudaGraphExecMemsetNodeSetParams'))(hGraphExec, node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphExecMemsetNodeSetParams', status);
@@ -229,8 +229,8 @@ let cudaGraphExecNodeSetParams$c: NativeFunction | undefined;
  * @param nodeParams in `struct cudaGraphNodeParams *`: a `cudaGraphNodeParams` object or its bytes.
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecNodeSetParams(graphExec: T.cudaGraphExec_t | null, node: T.cudaGraphNode_t | null, nodeParams: T.cudaGraphNodeParams | Uint8Array): void {
-  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cudaGraphExecNodeSetParams', 'graphExec', graphExec, true) as typeof graphExec;
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphExecNodeSetParams', 'node', node, true) as typeof node;
+  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || Math.floor(graphExec) !== graphExec) graphExec = addressArg('cudaGraphExecNodeSetParams', 'graphExec', graphExec, true) as typeof graphExec;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphExecNodeSetParams', 'node', node, true) as typeof node;
   const nodeParams$ = recordArg('cudaGraphExecNodeSetParams', 'nodeParams', records.cudaGraphNodeParams(), nodeParams, false);
   const status = (cudaGraphExecNodeSetParams$c ??= binder.native('cudaGraphExecNodeSetParams'))(graphExec, node, nodeParams$);
   if (status !== 0) throw fail('cudaGraphExecNodeSetParams', status);
@@ -242,8 +242,8 @@ let cudaGraphExecUpdate$c: NativeFunction | undefined;
  * @returns the value of `resultInfo`: out `cudaGraphExecUpdateResultInfo_st`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphExecUpdate(hGraphExec: T.cudaGraphExec_t | null, hGraph: T.cudaGraph_t | null): T.cudaGraphExecUpdateResultInfo_st {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cudaGraphExecUpdate', 'hGraph', hGraph, true) as typeof hGraph;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cudaGraphExecUpdate', 'hGraph', hGraph, true) as typeof hGraph;
   const resultInfo$ = new Uint8Array(24);
   const status = (cudaGraphExecUpdate$c ??= binder.native('cudaGraphExecUpdate'))(hGraphExec, hGraph, resultInfo$);
   if (status !== 0) throw fail('cudaGraphExecUpdate', status);

@@ -14,8 +14,8 @@ let cudaGraphLaunch$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphLaunch(graphExec: T.cudaGraphExec_t | null, stream: T.cudaStream_t | null): void {
-  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || graphExec % 1 !== 0) graphExec = addressArg('cudaGraphLaunch', 'graphExec', graphExec, true) as typeof graphExec;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaGraphLaunch', 'stream', stream, true) as typeof stream;
+  if (typeof graphExec !== 'number' || !(graphExec >= 0 && graphExec <= 9007199254740991) || Math.floor(graphExec) !== graphExec) graphExec = addressArg('cudaGraphLaunch', 'graphExec', graphExec, true) as typeof graphExec;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaGraphLaunch', 'stream', stream, true) as typeof stream;
   const status = (cudaGraphLaunch$c ??= binder.native('cudaGraphLaunch'))(graphExec, stream);
   if (status !== 0) throw fail('cudaGraphLaunch', status);
 }
@@ -25,7 +25,7 @@ let cudaGraphMemAllocNodeGetParams$c: NativeFunction | undefined;
  * @returns the value of `params_out`: out `cudaMemAllocNodeParams`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemAllocNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaMemAllocNodeParams {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemAllocNodeGetParams', 'node', node, true) as typeof node;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemAllocNodeGetParams', 'node', node, true) as typeof node;
   const params_out$ = new Uint8Array(120);
   const status = (cudaGraphMemAllocNodeGetParams$c ??= binder.native('cudaGraphMemAllocNodeGetParams'))(node, params_out$);
   if (status !== 0) throw fail('cudaGraphMemAllocNodeGetParams', status);
@@ -46,7 +46,7 @@ function bind$cudaGraphMemFreeNodeGetParams(): typeof cudaGraphMemFreeNodeGetPar
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphMemFreeNodeGetParams(node) {
-    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemFreeNodeGetParams', 'node', node, true) as typeof node;
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemFreeNodeGetParams', 'node', node, true) as typeof node;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaGraphMemFreeNodeGetParams'))(node, s$bytes);
     if (status !== 0) throw fail('cudaGraphMemFreeNodeGetParams', status);
@@ -63,7 +63,7 @@ let cudaGraphMemcpyNodeGetParams$c: NativeFunction | undefined;
  * @returns the value of `pNodeParams`: out `cudaMemcpy3DParms`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaMemcpy3DParms {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemcpyNodeGetParams', 'node', node, true) as typeof node;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemcpyNodeGetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = new Uint8Array(160);
   const status = (cudaGraphMemcpyNodeGetParams$c ??= binder.native('cudaGraphMemcpyNodeGetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphMemcpyNodeGetParams', status);
@@ -75,7 +75,7 @@ let cudaGraphMemcpyNodeSetParams$c: NativeFunction | undefined;
  * @param pNodeParams in `const struct cudaMemcpy3DParms *`: a `cudaMemcpy3DParms` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemcpy3DParms | Uint8Array): void {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemcpyNodeSetParams', 'node', node, true) as typeof node;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemcpyNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphMemcpyNodeSetParams', 'pNodeParams', records.cudaMemcpy3DParms(), pNodeParams, false);
   const status = (cudaGraphMemcpyNodeSetParams$c ??= binder.native('cudaGraphMemcpyNodeSetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParams', status);
@@ -89,12 +89,12 @@ let cudaGraphMemcpyNodeSetParams1D$c: NativeFunction | undefined;
  * @param kind in `enum cudaMemcpyKind`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParams1D(node: T.cudaGraphNode_t | null, dst: T.Pointer, src: T.Pointer, count: T.Int64, kind: T.cudaMemcpyKind): void {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemcpyNodeSetParams1D', 'node', node, true) as typeof node;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParams1D', 'count', count, false);
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemcpyNodeSetParams1D', 'node', node, true) as typeof node;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphMemcpyNodeSetParams1D', 'count', count, false);
   pointerArg('cudaGraphMemcpyNodeSetParams1D', 'dst', dst, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParams1D', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphMemcpyNodeSetParams1D', 'count', count, false);
   pointerArg('cudaGraphMemcpyNodeSetParams1D', 'src', src, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParams1D', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphMemcpyNodeSetParams1D', 'count', count, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphMemcpyNodeSetParams1D', 'kind', 'i32', kind);
   const status = (cudaGraphMemcpyNodeSetParams1D$c ??= binder.native('cudaGraphMemcpyNodeSetParams1D'))(node, dst, src, count, kind);
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParams1D', status);
@@ -109,13 +109,13 @@ let cudaGraphMemcpyNodeSetParamsFromSymbol$c: NativeFunction | undefined;
  * @param kind in `enum cudaMemcpyKind`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParamsFromSymbol(node: T.cudaGraphNode_t | null, dst: T.Pointer, symbol: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'node', node, true) as typeof node;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'count', count, false);
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'node', node, true) as typeof node;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'count', count, false);
   pointerArg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'dst', dst, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'count', count, false);
   pointerArg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'symbol', symbol, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'count', count, false);
-  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'offset', offset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || Math.floor(offset) !== offset) int64Arg('cudaGraphMemcpyNodeSetParamsFromSymbol', 'offset', offset, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphMemcpyNodeSetParamsFromSymbol', 'kind', 'i32', kind);
   const status = (cudaGraphMemcpyNodeSetParamsFromSymbol$c ??= binder.native('cudaGraphMemcpyNodeSetParamsFromSymbol'))(node, dst, symbol, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParamsFromSymbol', status);
@@ -130,13 +130,13 @@ let cudaGraphMemcpyNodeSetParamsToSymbol$c: NativeFunction | undefined;
  * @param kind in `enum cudaMemcpyKind`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemcpyNodeSetParamsToSymbol(node: T.cudaGraphNode_t | null, symbol: T.Pointer, src: T.Pointer, count: T.Int64, offset: T.Int64, kind: T.cudaMemcpyKind): void {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemcpyNodeSetParamsToSymbol', 'node', node, true) as typeof node;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsToSymbol', 'count', count, false);
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemcpyNodeSetParamsToSymbol', 'node', node, true) as typeof node;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphMemcpyNodeSetParamsToSymbol', 'count', count, false);
   pointerArg('cudaGraphMemcpyNodeSetParamsToSymbol', 'symbol', symbol, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsToSymbol', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphMemcpyNodeSetParamsToSymbol', 'count', count, false);
   pointerArg('cudaGraphMemcpyNodeSetParamsToSymbol', 'src', src, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsToSymbol', 'count', count, false);
-  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cudaGraphMemcpyNodeSetParamsToSymbol', 'offset', offset, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaGraphMemcpyNodeSetParamsToSymbol', 'count', count, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || Math.floor(offset) !== offset) int64Arg('cudaGraphMemcpyNodeSetParamsToSymbol', 'offset', offset, false);
   if (typeof kind !== 'number' || (kind | 0) !== kind) throw intError('cudaGraphMemcpyNodeSetParamsToSymbol', 'kind', 'i32', kind);
   const status = (cudaGraphMemcpyNodeSetParamsToSymbol$c ??= binder.native('cudaGraphMemcpyNodeSetParamsToSymbol'))(node, symbol, src, count, offset, kind);
   if (status !== 0) throw fail('cudaGraphMemcpyNodeSetParamsToSymbol', status);

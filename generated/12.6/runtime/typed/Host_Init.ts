@@ -25,7 +25,7 @@ function bind$cudaHostAlloc(): typeof cudaHostAlloc {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaHostAlloc(size, flags) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostAlloc', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cudaHostAlloc', 'size', size, false);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostAlloc', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cudaHostAlloc'))(s$bytes, size, flags);
     if (status !== 0) throw fail('cudaHostAlloc', status);
@@ -92,9 +92,9 @@ let cudaHostRegister$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaHostRegister(ptr: T.Pointer, size: T.Int64, flags: number): void {
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostRegister', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cudaHostRegister', 'size', size, false);
   pointerArg('cudaHostRegister', 'ptr', ptr, true, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cudaHostRegister', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cudaHostRegister', 'size', size, false);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaHostRegister', 'flags', 'u32', flags);
   const status = (cudaHostRegister$c ??= binder.native('cudaHostRegister'))(ptr, size, flags);
   if (status !== 0) throw fail('cudaHostRegister', status);

@@ -17,7 +17,7 @@ let cudaWaitExternalSemaphoresAsync$c: NativeFunction | undefined;
 export function cudaWaitExternalSemaphoresAsync(extSemArray: readonly (T.cudaExternalSemaphore_t)[] | BigUint64Array, paramsArray: T.cudaExternalSemaphoreWaitParams | Uint8Array, stream: T.cudaStream_t | null): void {
   const extSemArray$ = scalarArrayArg('cudaWaitExternalSemaphoresAsync', 'extSemArray', 'address', extSemArray, false);
   const paramsArray$ = recordArg('cudaWaitExternalSemaphoresAsync', 'paramsArray', records.cudaExternalSemaphoreWaitParams(), paramsArray, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaWaitExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaWaitExternalSemaphoresAsync', 'stream', stream, true) as typeof stream;
   const numExtSems$n = extSemArray$.count;
   const status = (cudaWaitExternalSemaphoresAsync$c ??= binder.native('cudaWaitExternalSemaphoresAsync'))(extSemArray$.data, paramsArray$, numExtSems$n, stream);
   if (status !== 0) throw fail('cudaWaitExternalSemaphoresAsync', status);

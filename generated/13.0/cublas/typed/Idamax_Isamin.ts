@@ -16,7 +16,7 @@ let cublasIdamax$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `int *`: host or device memory. */
 export function cublasIdamax(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIdamax', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIdamax', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIdamax', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIdamax', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIdamax', 'incx', 'i32', incx);
@@ -33,10 +33,10 @@ let cublasIdamax_v2_64$c: NativeFunction | undefined;
  * @param result_ out `int64_t *`: host or device memory.
  * @remarks Since CUDA 12.5. */
 export function cublasIdamax_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIdamax_v2_64', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasIdamax_v2_64', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIdamax_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasIdamax_v2_64', 'n', n_, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIdamax_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasIdamax_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasIdamax_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasIdamax_v2_64', 'result', result_, true);
   const status = (cublasIdamax_v2_64$c ??= binder.native('cublasIdamax_v2_64'))(handle, n_, x$, incx, result_$);
   if (status !== 0) throw fail('cublasIdamax_v2_64', status);
@@ -49,7 +49,7 @@ let cublasIdamin$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `int *`: host or device memory. */
 export function cublasIdamin(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIdamin', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIdamin', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIdamin', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIdamin', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIdamin', 'incx', 'i32', incx);
@@ -66,10 +66,10 @@ let cublasIdamin_v2_64$c: NativeFunction | undefined;
  * @param result_ out `int64_t *`: host or device memory.
  * @remarks Since CUDA 12.5. */
 export function cublasIdamin_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIdamin_v2_64', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasIdamin_v2_64', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIdamin_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasIdamin_v2_64', 'n', n_, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIdamin_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasIdamin_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasIdamin_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasIdamin_v2_64', 'result', result_, true);
   const status = (cublasIdamin_v2_64$c ??= binder.native('cublasIdamin_v2_64'))(handle, n_, x$, incx, result_$);
   if (status !== 0) throw fail('cublasIdamin_v2_64', status);
@@ -82,7 +82,7 @@ let cublasIsamax$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `int *`: host or device memory. */
 export function cublasIsamax(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIsamax', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIsamax', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIsamax', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIsamax', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIsamax', 'incx', 'i32', incx);
@@ -99,10 +99,10 @@ let cublasIsamax_v2_64$c: NativeFunction | undefined;
  * @param result_ out `int64_t *`: host or device memory.
  * @remarks Since CUDA 12.5. */
 export function cublasIsamax_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIsamax_v2_64', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasIsamax_v2_64', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIsamax_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasIsamax_v2_64', 'n', n_, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIsamax_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasIsamax_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasIsamax_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasIsamax_v2_64', 'result', result_, true);
   const status = (cublasIsamax_v2_64$c ??= binder.native('cublasIsamax_v2_64'))(handle, n_, x$, incx, result_$);
   if (status !== 0) throw fail('cublasIsamax_v2_64', status);
@@ -115,7 +115,7 @@ let cublasIsamin$c: NativeFunction | undefined;
  * @param incx in `int`.
  * @param result_ out `int *`: host or device memory. */
 export function cublasIsamin(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIsamin', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIsamin', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasIsamin', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIsamin', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasIsamin', 'incx', 'i32', incx);
@@ -132,10 +132,10 @@ let cublasIsamin_v2_64$c: NativeFunction | undefined;
  * @param result_ out `int64_t *`: host or device memory.
  * @remarks Since CUDA 12.5. */
 export function cublasIsamin_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, result_: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasIsamin_v2_64', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasIsamin_v2_64', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasIsamin_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasIsamin_v2_64', 'n', n_, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasIsamin_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasIsamin_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasIsamin_v2_64', 'incx', incx, true);
   const result_$ = memoryArg('cublasIsamin_v2_64', 'result', result_, true);
   const status = (cublasIsamin_v2_64$c ??= binder.native('cublasIsamin_v2_64'))(handle, n_, x$, incx, result_$);
   if (status !== 0) throw fail('cublasIsamin_v2_64', status);

@@ -33,7 +33,7 @@ function bind$cublasSgbmv(): typeof cublasSgbmv {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgbmv(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgbmv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgbmv', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgbmv', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgbmv', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgbmv', 'n', 'i32', n_);
@@ -77,20 +77,20 @@ function bind$cublasSgbmv_v2_64(): typeof cublasSgbmv_v2_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgbmv_v2_64(handle, trans, m, n_, kl, ku, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgbmv_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgbmv_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgbmv_v2_64', 'trans', 'i32', trans);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgbmv_v2_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgbmv_v2_64', 'n', n_, true);
-    if (typeof kl !== 'number' || !(kl >= -9007199254740991 && kl <= 9007199254740991) || kl % 1 !== 0) int64Arg('cublasSgbmv_v2_64', 'kl', kl, true);
-    if (typeof ku !== 'number' || !(ku >= -9007199254740991 && ku <= 9007199254740991) || ku % 1 !== 0) int64Arg('cublasSgbmv_v2_64', 'ku', ku, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasSgbmv_v2_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSgbmv_v2_64', 'n', n_, true);
+    if (typeof kl !== 'number' || !(kl >= -9007199254740991 && kl <= 9007199254740991) || Math.floor(kl) !== kl) int64Arg('cublasSgbmv_v2_64', 'kl', kl, true);
+    if (typeof ku !== 'number' || !(ku >= -9007199254740991 && ku <= 9007199254740991) || Math.floor(ku) !== ku) int64Arg('cublasSgbmv_v2_64', 'ku', ku, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSgbmv_v2_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSgbmv_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSgbmv_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSgbmv_v2_64', 'lda', lda, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSgbmv_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSgbmv_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSgbmv_v2_64', 'incx', incx, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSgbmv_v2_64', 'beta', 'f32', 'either', beta, s$slot1);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSgbmv_v2_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasSgbmv_v2_64', 'incy', incy, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSgbmv_v2_64', 'incy', incy, true);
     const status = (native$ ??= binder.native('cublasSgbmv_v2_64'))(handle, trans, m, n_, kl, ku, alpha$, A$, lda, x$, incx, beta$, y$, incy);
     if (status !== 0) throw fail('cublasSgbmv_v2_64', status);
   };
@@ -119,7 +119,7 @@ function bind$cublasSgeam(): typeof cublasSgeam {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgeam(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgeam', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgeam', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgeam', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgeam', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgeam', 'm', 'i32', m);
@@ -161,19 +161,19 @@ function bind$cublasSgeam_64(): typeof cublasSgeam_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgeam_64(handle, transa, transb, m, n_, alpha, A, lda, beta, B, ldb, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgeam_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgeam_64', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgeam_64', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgeam_64', 'transb', 'i32', transb);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgeam_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgeam_64', 'n', n_, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasSgeam_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSgeam_64', 'n', n_, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSgeam_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSgeam_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSgeam_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSgeam_64', 'lda', lda, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSgeam_64', 'beta', 'f32', 'either', beta, s$slot1);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSgeam_64', 'B', B, true);
-    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasSgeam_64', 'ldb', ldb, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasSgeam_64', 'ldb', ldb, true);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasSgeam_64', 'C', C, true);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasSgeam_64', 'ldc', ldc, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasSgeam_64', 'ldc', ldc, true);
     const status = (native$ ??= binder.native('cublasSgeam_64'))(handle, transa, transb, m, n_, alpha$, A$, lda, beta$, B$, ldb, C$, ldc);
     if (status !== 0) throw fail('cublasSgeam_64', status);
   };
@@ -193,7 +193,7 @@ let cublasSgelsBatched$c: NativeFunction | undefined;
  * @param devInfoArray in/out `int *`: device memory.
  * @param batchSize in `int`. */
 export function cublasSgelsBatched(handle: T.cublasHandle_t | null, trans: T.cublasOperation_t, m: number, n_: number, nrhs: number, Aarray: T.DeviceMemory | null, lda: number, Carray: T.DeviceMemory | null, ldc: number, info: T.Pointer, devInfoArray: T.DeviceMemory | null, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgelsBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgelsBatched', 'handle', handle, true) as typeof handle;
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgelsBatched', 'trans', 'i32', trans);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgelsBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgelsBatched', 'n', 'i32', n_);
@@ -233,7 +233,7 @@ function bind$cublasSgemm(): typeof cublasSgemm {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemm(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemm', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemm', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemm', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemm', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemm', 'm', 'i32', m);
@@ -277,7 +277,7 @@ function bind$cublasSgemmBatched(): typeof cublasSgemmBatched {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemmBatched(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemmBatched', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmBatched', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmBatched', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemmBatched', 'm', 'i32', m);
@@ -323,21 +323,21 @@ function bind$cublasSgemmBatched_64(): typeof cublasSgemmBatched_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemmBatched_64(handle, transa, transb, m, n_, k, alpha, Aarray, lda, Barray, ldb, beta, Carray, ldc, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmBatched_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemmBatched_64', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmBatched_64', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmBatched_64', 'transb', 'i32', transb);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgemmBatched_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgemmBatched_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSgemmBatched_64', 'k', k, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasSgemmBatched_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSgemmBatched_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasSgemmBatched_64', 'k', k, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSgemmBatched_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Aarray % 1 === 0 ? Aarray : deviceArg('cublasSgemmBatched_64', 'Aarray', Aarray, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSgemmBatched_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSgemmBatched_64', 'lda', lda, true);
     const Barray$ = typeof Barray === 'number' && Barray >= 0 && Barray <= 9007199254740991 && Barray % 1 === 0 ? Barray : deviceArg('cublasSgemmBatched_64', 'Barray', Barray, true);
-    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasSgemmBatched_64', 'ldb', ldb, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasSgemmBatched_64', 'ldb', ldb, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSgemmBatched_64', 'beta', 'f32', 'either', beta, s$slot1);
     const Carray$ = typeof Carray === 'number' && Carray >= 0 && Carray <= 9007199254740991 && Carray % 1 === 0 ? Carray : deviceArg('cublasSgemmBatched_64', 'Carray', Carray, true);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasSgemmBatched_64', 'ldc', ldc, true);
-    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasSgemmBatched_64', 'batchCount', batchCount, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasSgemmBatched_64', 'ldc', ldc, true);
+    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || Math.floor(batchCount) !== batchCount) int64Arg('cublasSgemmBatched_64', 'batchCount', batchCount, true);
     const status = (native$ ??= binder.native('cublasSgemmBatched_64'))(handle, transa, transb, m, n_, k, alpha$, Aarray$, lda, Barray$, ldb, beta$, Carray$, ldc, batchCount);
     if (status !== 0) throw fail('cublasSgemmBatched_64', status);
   };
@@ -370,7 +370,7 @@ function bind$cublasSgemmEx(): typeof cublasSgemmEx {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemmEx(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmEx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemmEx', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmEx', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmEx', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemmEx', 'm', 'i32', m);
@@ -420,23 +420,23 @@ function bind$cublasSgemmEx_64(): typeof cublasSgemmEx_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemmEx_64(handle, transa, transb, m, n_, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmEx_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemmEx_64', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmEx_64', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmEx_64', 'transb', 'i32', transb);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgemmEx_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgemmEx_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSgemmEx_64', 'k', k, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasSgemmEx_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSgemmEx_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasSgemmEx_64', 'k', k, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSgemmEx_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSgemmEx_64', 'A', A, true);
     if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasSgemmEx_64', 'Atype', 'i32', Atype);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSgemmEx_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSgemmEx_64', 'lda', lda, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSgemmEx_64', 'B', B, true);
     if (typeof Btype !== 'number' || (Btype | 0) !== Btype) throw intError('cublasSgemmEx_64', 'Btype', 'i32', Btype);
-    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasSgemmEx_64', 'ldb', ldb, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasSgemmEx_64', 'ldb', ldb, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSgemmEx_64', 'beta', 'f32', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasSgemmEx_64', 'C', C, true);
     if (typeof Ctype !== 'number' || (Ctype | 0) !== Ctype) throw intError('cublasSgemmEx_64', 'Ctype', 'i32', Ctype);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasSgemmEx_64', 'ldc', ldc, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasSgemmEx_64', 'ldc', ldc, true);
     const status = (native$ ??= binder.native('cublasSgemmEx_64'))(handle, transa, transb, m, n_, k, alpha$, A$, Atype, lda, B$, Btype, ldb, beta$, C$, Ctype, ldc);
     if (status !== 0) throw fail('cublasSgemmEx_64', status);
   };
@@ -461,7 +461,7 @@ let cublasSgemmGroupedBatched$c: NativeFunction | undefined;
  * @param group_size in `const int *`: address or host buffer.
  * @remarks Since CUDA 12.5. */
 export function cublasSgemmGroupedBatched(handle: T.cublasHandle_t | null, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.DeviceMemory | null, lda_array: T.Pointer, Barray: T.DeviceMemory | null, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.DeviceMemory | null, ldc_array: T.Pointer, group_count: number, group_size: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmGroupedBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemmGroupedBatched', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSgemmGroupedBatched', 'transa_array', transa_array, true);
   pointerArg('cublasSgemmGroupedBatched', 'transb_array', transb_array, true);
   pointerArg('cublasSgemmGroupedBatched', 'm_array', m_array, true);
@@ -500,7 +500,7 @@ let cublasSgemmGroupedBatched_64$c: NativeFunction | undefined;
  * @param group_size in `const int64_t *`: address or host buffer.
  * @remarks Since CUDA 12.5. */
 export function cublasSgemmGroupedBatched_64(handle: T.cublasHandle_t | null, transa_array: T.Pointer, transb_array: T.Pointer, m_array: T.Pointer, n_array: T.Pointer, k_array: T.Pointer, alpha_array: T.Pointer, Aarray: T.DeviceMemory | null, lda_array: T.Pointer, Barray: T.DeviceMemory | null, ldb_array: T.Pointer, beta_array: T.Pointer, Carray: T.DeviceMemory | null, ldc_array: T.Pointer, group_count: T.Int64, group_size: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmGroupedBatched_64', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemmGroupedBatched_64', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSgemmGroupedBatched_64', 'transa_array', transa_array, true);
   pointerArg('cublasSgemmGroupedBatched_64', 'transb_array', transb_array, true);
   pointerArg('cublasSgemmGroupedBatched_64', 'm_array', m_array, true);
@@ -514,7 +514,7 @@ export function cublasSgemmGroupedBatched_64(handle: T.cublasHandle_t | null, tr
   pointerArg('cublasSgemmGroupedBatched_64', 'beta_array', beta_array, true);
   const Carray$ = typeof Carray === 'number' && Carray >= 0 && Carray <= 9007199254740991 && Carray % 1 === 0 ? Carray : deviceArg('cublasSgemmGroupedBatched_64', 'Carray', Carray, true);
   pointerArg('cublasSgemmGroupedBatched_64', 'ldc_array', ldc_array, true);
-  if (typeof group_count !== 'number' || !(group_count >= -9007199254740991 && group_count <= 9007199254740991) || group_count % 1 !== 0) int64Arg('cublasSgemmGroupedBatched_64', 'group_count', group_count, true);
+  if (typeof group_count !== 'number' || !(group_count >= -9007199254740991 && group_count <= 9007199254740991) || Math.floor(group_count) !== group_count) int64Arg('cublasSgemmGroupedBatched_64', 'group_count', group_count, true);
   pointerArg('cublasSgemmGroupedBatched_64', 'group_size', group_size, true);
   const status = (cublasSgemmGroupedBatched_64$c ??= binder.native('cublasSgemmGroupedBatched_64'))(handle, transa_array, transb_array, m_array, n_array, k_array, alpha_array, Aarray$, lda_array, Barray$, ldb_array, beta_array, Carray$, ldc_array, group_count, group_size);
   if (status !== 0) throw fail('cublasSgemmGroupedBatched_64', status);
@@ -548,7 +548,7 @@ function bind$cublasSgemmStridedBatched(): typeof cublasSgemmStridedBatched {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemmStridedBatched(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmStridedBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemmStridedBatched', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmStridedBatched', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmStridedBatched', 'transb', 'i32', transb);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemmStridedBatched', 'm', 'i32', m);
@@ -557,14 +557,14 @@ function bind$cublasSgemmStridedBatched(): typeof cublasSgemmStridedBatched {
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSgemmStridedBatched', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSgemmStridedBatched', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgemmStridedBatched', 'lda', 'i32', lda);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasSgemmStridedBatched', 'strideA', strideA, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cublasSgemmStridedBatched', 'strideA', strideA, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSgemmStridedBatched', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cublasSgemmStridedBatched', 'ldb', 'i32', ldb);
-    if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasSgemmStridedBatched', 'strideB', strideB, true);
+    if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || Math.floor(strideB) !== strideB) int64Arg('cublasSgemmStridedBatched', 'strideB', strideB, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSgemmStridedBatched', 'beta', 'f32', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasSgemmStridedBatched', 'C', C, true);
     if (typeof ldc !== 'number' || (ldc | 0) !== ldc) throw intError('cublasSgemmStridedBatched', 'ldc', 'i32', ldc);
-    if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasSgemmStridedBatched', 'strideC', strideC, true);
+    if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || Math.floor(strideC) !== strideC) int64Arg('cublasSgemmStridedBatched', 'strideC', strideC, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasSgemmStridedBatched', 'batchCount', 'i32', batchCount);
     const status = (native$ ??= binder.native('cublasSgemmStridedBatched'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, strideA, B$, ldb, strideB, beta$, C$, ldc, strideC, batchCount);
     if (status !== 0) throw fail('cublasSgemmStridedBatched', status);
@@ -600,24 +600,24 @@ function bind$cublasSgemmStridedBatched_64(): typeof cublasSgemmStridedBatched_6
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemmStridedBatched_64(handle, transa, transb, m, n_, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemmStridedBatched_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemmStridedBatched_64', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemmStridedBatched_64', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemmStridedBatched_64', 'transb', 'i32', transb);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgemmStridedBatched_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgemmStridedBatched_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSgemmStridedBatched_64', 'k', k, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasSgemmStridedBatched_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSgemmStridedBatched_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasSgemmStridedBatched_64', 'k', k, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSgemmStridedBatched_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSgemmStridedBatched_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSgemmStridedBatched_64', 'lda', lda, true);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasSgemmStridedBatched_64', 'strideA', strideA, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSgemmStridedBatched_64', 'lda', lda, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cublasSgemmStridedBatched_64', 'strideA', strideA, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSgemmStridedBatched_64', 'B', B, true);
-    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasSgemmStridedBatched_64', 'ldb', ldb, true);
-    if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || strideB % 1 !== 0) int64Arg('cublasSgemmStridedBatched_64', 'strideB', strideB, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasSgemmStridedBatched_64', 'ldb', ldb, true);
+    if (typeof strideB !== 'number' || !(strideB >= -9007199254740991 && strideB <= 9007199254740991) || Math.floor(strideB) !== strideB) int64Arg('cublasSgemmStridedBatched_64', 'strideB', strideB, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSgemmStridedBatched_64', 'beta', 'f32', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasSgemmStridedBatched_64', 'C', C, true);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasSgemmStridedBatched_64', 'ldc', ldc, true);
-    if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || strideC % 1 !== 0) int64Arg('cublasSgemmStridedBatched_64', 'strideC', strideC, true);
-    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasSgemmStridedBatched_64', 'batchCount', batchCount, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasSgemmStridedBatched_64', 'ldc', ldc, true);
+    if (typeof strideC !== 'number' || !(strideC >= -9007199254740991 && strideC <= 9007199254740991) || Math.floor(strideC) !== strideC) int64Arg('cublasSgemmStridedBatched_64', 'strideC', strideC, true);
+    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || Math.floor(batchCount) !== batchCount) int64Arg('cublasSgemmStridedBatched_64', 'batchCount', batchCount, true);
     const status = (native$ ??= binder.native('cublasSgemmStridedBatched_64'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, strideA, B$, ldb, strideB, beta$, C$, ldc, strideC, batchCount);
     if (status !== 0) throw fail('cublasSgemmStridedBatched_64', status);
   };
@@ -648,20 +648,20 @@ function bind$cublasSgemm_v2_64(): typeof cublasSgemm_v2_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemm_v2_64(handle, transa, transb, m, n_, k, alpha, A, lda, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemm_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemm_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof transa !== 'number' || (transa | 0) !== transa) throw intError('cublasSgemm_v2_64', 'transa', 'i32', transa);
     if (typeof transb !== 'number' || (transb | 0) !== transb) throw intError('cublasSgemm_v2_64', 'transb', 'i32', transb);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgemm_v2_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgemm_v2_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSgemm_v2_64', 'k', k, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasSgemm_v2_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSgemm_v2_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasSgemm_v2_64', 'k', k, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSgemm_v2_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSgemm_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSgemm_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSgemm_v2_64', 'lda', lda, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasSgemm_v2_64', 'B', B, true);
-    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasSgemm_v2_64', 'ldb', ldb, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasSgemm_v2_64', 'ldb', ldb, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSgemm_v2_64', 'beta', 'f32', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasSgemm_v2_64', 'C', C, true);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasSgemm_v2_64', 'ldc', ldc, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasSgemm_v2_64', 'ldc', ldc, true);
     const status = (native$ ??= binder.native('cublasSgemm_v2_64'))(handle, transa, transb, m, n_, k, alpha$, A$, lda, B$, ldb, beta$, C$, ldc);
     if (status !== 0) throw fail('cublasSgemm_v2_64', status);
   };

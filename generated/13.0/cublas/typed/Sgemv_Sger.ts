@@ -31,7 +31,7 @@ function bind$cublasSgemv(): typeof cublasSgemv {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemv(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemv', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemv', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemv', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgemv', 'n', 'i32', n_);
@@ -71,7 +71,7 @@ function bind$cublasSgemvBatched(): typeof cublasSgemvBatched {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemvBatched(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemvBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemvBatched', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemvBatched', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemvBatched', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgemvBatched', 'n', 'i32', n_);
@@ -113,19 +113,19 @@ function bind$cublasSgemvBatched_64(): typeof cublasSgemvBatched_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemvBatched_64(handle, trans, m, n_, alpha, Aarray, lda, xarray, incx, beta, yarray, incy, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemvBatched_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemvBatched_64', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemvBatched_64', 'trans', 'i32', trans);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgemvBatched_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgemvBatched_64', 'n', n_, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasSgemvBatched_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSgemvBatched_64', 'n', n_, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSgemvBatched_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Aarray % 1 === 0 ? Aarray : deviceArg('cublasSgemvBatched_64', 'Aarray', Aarray, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSgemvBatched_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSgemvBatched_64', 'lda', lda, true);
     const xarray$ = typeof xarray === 'number' && xarray >= 0 && xarray <= 9007199254740991 && xarray % 1 === 0 ? xarray : deviceArg('cublasSgemvBatched_64', 'xarray', xarray, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSgemvBatched_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSgemvBatched_64', 'incx', incx, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSgemvBatched_64', 'beta', 'f32', 'either', beta, s$slot1);
     const yarray$ = typeof yarray === 'number' && yarray >= 0 && yarray <= 9007199254740991 && yarray % 1 === 0 ? yarray : deviceArg('cublasSgemvBatched_64', 'yarray', yarray, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasSgemvBatched_64', 'incy', incy, true);
-    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasSgemvBatched_64', 'batchCount', batchCount, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSgemvBatched_64', 'incy', incy, true);
+    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || Math.floor(batchCount) !== batchCount) int64Arg('cublasSgemvBatched_64', 'batchCount', batchCount, true);
     const status = (native$ ??= binder.native('cublasSgemvBatched_64'))(handle, trans, m, n_, alpha$, Aarray$, lda, xarray$, incx, beta$, yarray$, incy, batchCount);
     if (status !== 0) throw fail('cublasSgemvBatched_64', status);
   };
@@ -157,21 +157,21 @@ function bind$cublasSgemvStridedBatched(): typeof cublasSgemvStridedBatched {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemvStridedBatched(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemvStridedBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemvStridedBatched', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemvStridedBatched', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgemvStridedBatched', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgemvStridedBatched', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSgemvStridedBatched', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSgemvStridedBatched', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasSgemvStridedBatched', 'lda', 'i32', lda);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasSgemvStridedBatched', 'strideA', strideA, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cublasSgemvStridedBatched', 'strideA', strideA, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSgemvStridedBatched', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSgemvStridedBatched', 'incx', 'i32', incx);
-    if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || stridex % 1 !== 0) int64Arg('cublasSgemvStridedBatched', 'stridex', stridex, true);
+    if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || Math.floor(stridex) !== stridex) int64Arg('cublasSgemvStridedBatched', 'stridex', stridex, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSgemvStridedBatched', 'beta', 'f32', 'either', beta, s$slot1);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSgemvStridedBatched', 'y', y, true);
     if (typeof incy !== 'number' || (incy | 0) !== incy) throw intError('cublasSgemvStridedBatched', 'incy', 'i32', incy);
-    if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || stridey % 1 !== 0) int64Arg('cublasSgemvStridedBatched', 'stridey', stridey, true);
+    if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || Math.floor(stridey) !== stridey) int64Arg('cublasSgemvStridedBatched', 'stridey', stridey, true);
     if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cublasSgemvStridedBatched', 'batchCount', 'i32', batchCount);
     const status = (native$ ??= binder.native('cublasSgemvStridedBatched'))(handle, trans, m, n_, alpha$, A$, lda, strideA, x$, incx, stridex, beta$, y$, incy, stridey, batchCount);
     if (status !== 0) throw fail('cublasSgemvStridedBatched', status);
@@ -205,22 +205,22 @@ function bind$cublasSgemvStridedBatched_64(): typeof cublasSgemvStridedBatched_6
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemvStridedBatched_64(handle, trans, m, n_, alpha, A, lda, strideA, x, incx, stridex, beta, y, incy, stridey, batchCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemvStridedBatched_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemvStridedBatched_64', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemvStridedBatched_64', 'trans', 'i32', trans);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgemvStridedBatched_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgemvStridedBatched_64', 'n', n_, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasSgemvStridedBatched_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSgemvStridedBatched_64', 'n', n_, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSgemvStridedBatched_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSgemvStridedBatched_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSgemvStridedBatched_64', 'lda', lda, true);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cublasSgemvStridedBatched_64', 'strideA', strideA, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSgemvStridedBatched_64', 'lda', lda, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cublasSgemvStridedBatched_64', 'strideA', strideA, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSgemvStridedBatched_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSgemvStridedBatched_64', 'incx', incx, true);
-    if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || stridex % 1 !== 0) int64Arg('cublasSgemvStridedBatched_64', 'stridex', stridex, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSgemvStridedBatched_64', 'incx', incx, true);
+    if (typeof stridex !== 'number' || !(stridex >= -9007199254740991 && stridex <= 9007199254740991) || Math.floor(stridex) !== stridex) int64Arg('cublasSgemvStridedBatched_64', 'stridex', stridex, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSgemvStridedBatched_64', 'beta', 'f32', 'either', beta, s$slot1);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSgemvStridedBatched_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasSgemvStridedBatched_64', 'incy', incy, true);
-    if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || stridey % 1 !== 0) int64Arg('cublasSgemvStridedBatched_64', 'stridey', stridey, true);
-    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || batchCount % 1 !== 0) int64Arg('cublasSgemvStridedBatched_64', 'batchCount', batchCount, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSgemvStridedBatched_64', 'incy', incy, true);
+    if (typeof stridey !== 'number' || !(stridey >= -9007199254740991 && stridey <= 9007199254740991) || Math.floor(stridey) !== stridey) int64Arg('cublasSgemvStridedBatched_64', 'stridey', stridey, true);
+    if (typeof batchCount !== 'number' || !(batchCount >= -9007199254740991 && batchCount <= 9007199254740991) || Math.floor(batchCount) !== batchCount) int64Arg('cublasSgemvStridedBatched_64', 'batchCount', batchCount, true);
     const status = (native$ ??= binder.native('cublasSgemvStridedBatched_64'))(handle, trans, m, n_, alpha$, A$, lda, strideA, x$, incx, stridex, beta$, y$, incy, stridey, batchCount);
     if (status !== 0) throw fail('cublasSgemvStridedBatched_64', status);
   };
@@ -249,18 +249,18 @@ function bind$cublasSgemv_v2_64(): typeof cublasSgemv_v2_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSgemv_v2_64(handle, trans, m, n_, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgemv_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgemv_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasSgemv_v2_64', 'trans', 'i32', trans);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSgemv_v2_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSgemv_v2_64', 'n', n_, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasSgemv_v2_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSgemv_v2_64', 'n', n_, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSgemv_v2_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSgemv_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSgemv_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSgemv_v2_64', 'lda', lda, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSgemv_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSgemv_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSgemv_v2_64', 'incx', incx, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSgemv_v2_64', 'beta', 'f32', 'either', beta, s$slot1);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSgemv_v2_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasSgemv_v2_64', 'incy', incy, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSgemv_v2_64', 'incy', incy, true);
     const status = (native$ ??= binder.native('cublasSgemv_v2_64'))(handle, trans, m, n_, alpha$, A$, lda, x$, incx, beta$, y$, incy);
     if (status !== 0) throw fail('cublasSgemv_v2_64', status);
   };
@@ -276,7 +276,7 @@ let cublasSgeqrfBatched$c: NativeFunction | undefined;
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`. */
 export function cublasSgeqrfBatched(handle: T.cublasHandle_t | null, m: number, n_: number, Aarray: T.DeviceMemory | null, lda: number, TauArray: T.DeviceMemory | null, info: T.Pointer, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSgeqrfBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSgeqrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSgeqrfBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSgeqrfBatched', 'n', 'i32', n_);
   const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Aarray % 1 === 0 ? Aarray : deviceArg('cublasSgeqrfBatched', 'Aarray', Aarray, true);
@@ -308,7 +308,7 @@ function bind$cublasSger(): typeof cublasSger {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasSger(handle, m, n_, alpha, x, incx, y, incy, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSger', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSger', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cublasSger', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSger', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSger', 'alpha', 'f32', 'either', alpha, s$slot0);
@@ -344,16 +344,16 @@ function bind$cublasSger_v2_64(): typeof cublasSger_v2_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasSger_v2_64(handle, m, n_, alpha, x, incx, y, incy, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSger_v2_64', 'handle', handle, true) as typeof handle;
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasSger_v2_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSger_v2_64', 'n', n_, true);
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSger_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasSger_v2_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSger_v2_64', 'n', n_, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSger_v2_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSger_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSger_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSger_v2_64', 'incx', incx, true);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSger_v2_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasSger_v2_64', 'incy', incy, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSger_v2_64', 'incy', incy, true);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSger_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSger_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSger_v2_64', 'lda', lda, true);
     const status = (native$ ??= binder.native('cublasSger_v2_64'))(handle, m, n_, alpha$, x$, incx, y$, incy, A$, lda);
     if (status !== 0) throw fail('cublasSger_v2_64', status);
   };

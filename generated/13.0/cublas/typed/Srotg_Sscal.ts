@@ -16,7 +16,7 @@ let cublasSrotg$c: NativeFunction | undefined;
  * @param c in/out `float *`: address or host buffer.
  * @param s_ in/out `float *`: address or host buffer. */
 export function cublasSrotg(handle: T.cublasHandle_t | null, a: T.Pointer, b: T.Pointer, c: T.Pointer, s_: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSrotg', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSrotg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSrotg', 'a', a, true);
   pointerArg('cublasSrotg', 'b', b, true);
   pointerArg('cublasSrotg', 'c', c, true);
@@ -34,7 +34,7 @@ let cublasSrotm$c: NativeFunction | undefined;
  * @param incy in `int`.
  * @param param in `const float *`: address or host buffer. */
 export function cublasSrotm(handle: T.cublasHandle_t | null, n_: number, x: T.DeviceMemory | null, incx: number, y: T.DeviceMemory | null, incy: number, param: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSrotm', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSrotm', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSrotm', 'n', 'i32', n_);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSrotm', 'x', x, true);
   if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasSrotm', 'incx', 'i32', incx);
@@ -55,12 +55,12 @@ let cublasSrotm_v2_64$c: NativeFunction | undefined;
  * @param param in `const float *`: address or host buffer.
  * @remarks Since CUDA 12.5. */
 export function cublasSrotm_v2_64(handle: T.cublasHandle_t | null, n_: T.Int64, x: T.DeviceMemory | null, incx: T.Int64, y: T.DeviceMemory | null, incy: T.Int64, param: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSrotm_v2_64', 'handle', handle, true) as typeof handle;
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSrotm_v2_64', 'n', n_, true);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSrotm_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSrotm_v2_64', 'n', n_, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSrotm_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSrotm_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSrotm_v2_64', 'incx', incx, true);
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSrotm_v2_64', 'y', y, true);
-  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasSrotm_v2_64', 'incy', incy, true);
+  if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSrotm_v2_64', 'incy', incy, true);
   pointerArg('cublasSrotm_v2_64', 'param', param, true);
   const status = (cublasSrotm_v2_64$c ??= binder.native('cublasSrotm_v2_64'))(handle, n_, x$, incx, y$, incy, param);
   if (status !== 0) throw fail('cublasSrotm_v2_64', status);
@@ -74,7 +74,7 @@ let cublasSrotmg$c: NativeFunction | undefined;
  * @param y1 in `const float *`: address or host buffer.
  * @param param in/out `float *`: address or host buffer. */
 export function cublasSrotmg(handle: T.cublasHandle_t | null, d1: T.Pointer, d2: T.Pointer, x1: T.Pointer, y1: T.Pointer, param: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSrotmg', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSrotmg', 'handle', handle, true) as typeof handle;
   pointerArg('cublasSrotmg', 'd1', d1, true);
   pointerArg('cublasSrotmg', 'd2', d2, true);
   pointerArg('cublasSrotmg', 'x1', x1, true);
@@ -106,7 +106,7 @@ function bind$cublasSsbmv(): typeof cublasSsbmv {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSsbmv(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsbmv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSsbmv', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsbmv', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSsbmv', 'n', 'i32', n_);
     if (typeof k !== 'number' || (k | 0) !== k) throw intError('cublasSsbmv', 'k', 'i32', k);
@@ -146,18 +146,18 @@ function bind$cublasSsbmv_v2_64(): typeof cublasSsbmv_v2_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasSsbmv_v2_64(handle, uplo, n_, k, alpha, A, lda, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSsbmv_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSsbmv_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasSsbmv_v2_64', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSsbmv_v2_64', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cublasSsbmv_v2_64', 'k', k, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSsbmv_v2_64', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cublasSsbmv_v2_64', 'k', k, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSsbmv_v2_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasSsbmv_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasSsbmv_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasSsbmv_v2_64', 'lda', lda, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSsbmv_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSsbmv_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSsbmv_v2_64', 'incx', incx, true);
     const beta$ = typeof beta === 'number' ? ((s$f32[2] = beta), s$slot1) : scalarArg('cublasSsbmv_v2_64', 'beta', 'f32', 'either', beta, s$slot1);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasSsbmv_v2_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasSsbmv_v2_64', 'incy', incy, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasSsbmv_v2_64', 'incy', incy, true);
     const status = (native$ ??= binder.native('cublasSsbmv_v2_64'))(handle, uplo, n_, k, alpha$, A$, lda, x$, incx, beta$, y$, incy);
     if (status !== 0) throw fail('cublasSsbmv_v2_64', status);
   };
@@ -178,7 +178,7 @@ function bind$cublasSscal(): typeof cublasSscal {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasSscal(handle, n_, alpha, x, incx) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSscal', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSscal', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasSscal', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSscal', 'alpha', 'f32', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSscal', 'x', x, true);
@@ -204,11 +204,11 @@ function bind$cublasSscal_v2_64(): typeof cublasSscal_v2_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasSscal_v2_64(handle, n_, alpha, x, incx) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasSscal_v2_64', 'handle', handle, true) as typeof handle;
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasSscal_v2_64', 'n', n_, true);
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasSscal_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasSscal_v2_64', 'n', n_, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasSscal_v2_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasSscal_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasSscal_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasSscal_v2_64', 'incx', incx, true);
     const status = (native$ ??= binder.native('cublasSscal_v2_64'))(handle, n_, alpha$, x$, incx);
     if (status !== 0) throw fail('cublasSscal_v2_64', status);
   };

@@ -19,7 +19,7 @@ let cublasStpmv$c: NativeFunction | undefined;
  * @param x in/out `float *`: device memory.
  * @param incx in `int`. */
 export function cublasStpmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStpmv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpmv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStpmv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStpmv', 'diag', 'i32', diag);
@@ -42,14 +42,14 @@ let cublasStpmv_v2_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasStpmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStpmv_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpmv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStpmv_v2_64', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStpmv_v2_64', 'diag', 'i32', diag);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStpmv_v2_64', 'n', n_, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasStpmv_v2_64', 'n', n_, true);
   const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && AP % 1 === 0 ? AP : deviceArg('cublasStpmv_v2_64', 'AP', AP, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasStpmv_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasStpmv_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasStpmv_v2_64', 'incx', incx, true);
   const status = (cublasStpmv_v2_64$c ??= binder.native('cublasStpmv_v2_64'))(handle, uplo, trans, diag, n_, AP$, x$, incx);
   if (status !== 0) throw fail('cublasStpmv_v2_64', status);
 }
@@ -64,7 +64,7 @@ let cublasStpsv$c: NativeFunction | undefined;
  * @param x in/out `float *`: device memory.
  * @param incx in `int`. */
 export function cublasStpsv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStpsv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpsv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpsv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStpsv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStpsv', 'diag', 'i32', diag);
@@ -87,14 +87,14 @@ let cublasStpsv_v2_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasStpsv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, AP: T.DeviceMemory | null, x: T.DeviceMemory | null, incx: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStpsv_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpsv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpsv_v2_64', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStpsv_v2_64', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStpsv_v2_64', 'diag', 'i32', diag);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStpsv_v2_64', 'n', n_, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasStpsv_v2_64', 'n', n_, true);
   const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && AP % 1 === 0 ? AP : deviceArg('cublasStpsv_v2_64', 'AP', AP, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasStpsv_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasStpsv_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasStpsv_v2_64', 'incx', incx, true);
   const status = (cublasStpsv_v2_64$c ??= binder.native('cublasStpsv_v2_64'))(handle, uplo, trans, diag, n_, AP$, x$, incx);
   if (status !== 0) throw fail('cublasStpsv_v2_64', status);
 }
@@ -107,7 +107,7 @@ let cublasStpttr$c: NativeFunction | undefined;
  * @param A in/out `float *`: device memory.
  * @param lda in `int`. */
 export function cublasStpttr(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, n_: number, AP: T.DeviceMemory | null, A: T.DeviceMemory | null, lda: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStpttr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStpttr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStpttr', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasStpttr', 'n', 'i32', n_);
   const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && AP % 1 === 0 ? AP : deviceArg('cublasStpttr', 'AP', AP, true);
@@ -141,7 +141,7 @@ function bind$cublasStrmm(): typeof cublasStrmm {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasStrmm(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrmm', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrmm', 'handle', handle, true) as typeof handle;
     if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrmm', 'side', 'i32', side);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrmm', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrmm', 'trans', 'i32', trans);
@@ -185,20 +185,20 @@ function bind$cublasStrmm_v2_64(): typeof cublasStrmm_v2_64 {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasStrmm_v2_64(handle, side, uplo, trans, diag, m, n_, alpha, A, lda, B, ldb, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrmm_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrmm_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof side !== 'number' || (side | 0) !== side) throw intError('cublasStrmm_v2_64', 'side', 'i32', side);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrmm_v2_64', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrmm_v2_64', 'trans', 'i32', trans);
     if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrmm_v2_64', 'diag', 'i32', diag);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cublasStrmm_v2_64', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStrmm_v2_64', 'n', n_, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cublasStrmm_v2_64', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasStrmm_v2_64', 'n', n_, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cublasStrmm_v2_64', 'alpha', 'f32', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasStrmm_v2_64', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasStrmm_v2_64', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasStrmm_v2_64', 'lda', lda, true);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasStrmm_v2_64', 'B', B, true);
-    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || ldb % 1 !== 0) int64Arg('cublasStrmm_v2_64', 'ldb', ldb, true);
+    if (typeof ldb !== 'number' || !(ldb >= -9007199254740991 && ldb <= 9007199254740991) || Math.floor(ldb) !== ldb) int64Arg('cublasStrmm_v2_64', 'ldb', ldb, true);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasStrmm_v2_64', 'C', C, true);
-    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || ldc % 1 !== 0) int64Arg('cublasStrmm_v2_64', 'ldc', ldc, true);
+    if (typeof ldc !== 'number' || !(ldc >= -9007199254740991 && ldc <= 9007199254740991) || Math.floor(ldc) !== ldc) int64Arg('cublasStrmm_v2_64', 'ldc', ldc, true);
     const status = (native$ ??= binder.native('cublasStrmm_v2_64'))(handle, side, uplo, trans, diag, m, n_, alpha$, A$, lda, B$, ldb, C$, ldc);
     if (status !== 0) throw fail('cublasStrmm_v2_64', status);
   };
@@ -215,7 +215,7 @@ let cublasStrmv$c: NativeFunction | undefined;
  * @param x in/out `float *`: device memory.
  * @param incx in `int`. */
 export function cublasStrmv(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: number, A: T.DeviceMemory | null, lda: number, x: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrmv', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrmv', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrmv', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrmv', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrmv', 'diag', 'i32', diag);
@@ -240,15 +240,15 @@ let cublasStrmv_v2_64$c: NativeFunction | undefined;
  * @param incx in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cublasStrmv_v2_64(handle: T.cublasHandle_t | null, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, diag: T.cublasDiagType_t, n_: T.Int64, A: T.DeviceMemory | null, lda: T.Int64, x: T.DeviceMemory | null, incx: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasStrmv_v2_64', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasStrmv_v2_64', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasStrmv_v2_64', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cublasStrmv_v2_64', 'trans', 'i32', trans);
   if (typeof diag !== 'number' || (diag | 0) !== diag) throw intError('cublasStrmv_v2_64', 'diag', 'i32', diag);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasStrmv_v2_64', 'n', n_, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasStrmv_v2_64', 'n', n_, true);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasStrmv_v2_64', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cublasStrmv_v2_64', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cublasStrmv_v2_64', 'lda', lda, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasStrmv_v2_64', 'x', x, true);
-  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasStrmv_v2_64', 'incx', incx, true);
+  if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasStrmv_v2_64', 'incx', incx, true);
   const status = (cublasStrmv_v2_64$c ??= binder.native('cublasStrmv_v2_64'))(handle, uplo, trans, diag, n_, A$, lda, x$, incx);
   if (status !== 0) throw fail('cublasStrmv_v2_64', status);
 }

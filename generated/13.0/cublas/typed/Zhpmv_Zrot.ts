@@ -29,7 +29,7 @@ function bind$cublasZhpmv(): typeof cublasZhpmv {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZhpmv(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpmv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZhpmv', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpmv', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZhpmv', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasZhpmv', 'alpha', 'c128', 'either', alpha, s$slot0);
@@ -65,16 +65,16 @@ function bind$cublasZhpmv_v2_64(): typeof cublasZhpmv_v2_64 {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cublasZhpmv_v2_64(handle, uplo, n_, alpha, AP, x, incx, beta, y, incy) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpmv_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZhpmv_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpmv_v2_64', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhpmv_v2_64', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZhpmv_v2_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasZhpmv_v2_64', 'alpha', 'c128', 'either', alpha, s$slot0);
     const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && AP % 1 === 0 ? AP : deviceArg('cublasZhpmv_v2_64', 'AP', AP, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZhpmv_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZhpmv_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZhpmv_v2_64', 'incx', incx, true);
     const beta$ = scalarArg('cublasZhpmv_v2_64', 'beta', 'c128', 'either', beta, s$slot2);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZhpmv_v2_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZhpmv_v2_64', 'incy', incy, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasZhpmv_v2_64', 'incy', incy, true);
     const status = (native$ ??= binder.native('cublasZhpmv_v2_64'))(handle, uplo, n_, alpha$, AP$, x$, incx, beta$, y$, incy);
     if (status !== 0) throw fail('cublasZhpmv_v2_64', status);
   };
@@ -97,7 +97,7 @@ function bind$cublasZhpr(): typeof cublasZhpr {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZhpr(handle, uplo, n_, alpha, x, incx, AP) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpr', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZhpr', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpr', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZhpr', 'n', 'i32', n_);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasZhpr', 'alpha', 'f64', 'either', alpha, s$slot0);
@@ -128,7 +128,7 @@ function bind$cublasZhpr2(): typeof cublasZhpr2 {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZhpr2(handle, uplo, n_, alpha, x, incx, y, incy, AP) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpr2', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZhpr2', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpr2', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZhpr2', 'n', 'i32', n_);
     const alpha$ = scalarArg('cublasZhpr2', 'alpha', 'c128', 'either', alpha, s$slot0);
@@ -162,14 +162,14 @@ function bind$cublasZhpr2_v2_64(): typeof cublasZhpr2_v2_64 {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZhpr2_v2_64(handle, uplo, n_, alpha, x, incx, y, incy, AP) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpr2_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZhpr2_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpr2_v2_64', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhpr2_v2_64', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZhpr2_v2_64', 'n', n_, true);
     const alpha$ = scalarArg('cublasZhpr2_v2_64', 'alpha', 'c128', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZhpr2_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZhpr2_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZhpr2_v2_64', 'incx', incx, true);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZhpr2_v2_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZhpr2_v2_64', 'incy', incy, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasZhpr2_v2_64', 'incy', incy, true);
     const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && AP % 1 === 0 ? AP : deviceArg('cublasZhpr2_v2_64', 'AP', AP, true);
     const status = (native$ ??= binder.native('cublasZhpr2_v2_64'))(handle, uplo, n_, alpha$, x$, incx, y$, incy, AP$);
     if (status !== 0) throw fail('cublasZhpr2_v2_64', status);
@@ -194,12 +194,12 @@ function bind$cublasZhpr_v2_64(): typeof cublasZhpr_v2_64 {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cublasZhpr_v2_64(handle, uplo, n_, alpha, x, incx, AP) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZhpr_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZhpr_v2_64', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cublasZhpr_v2_64', 'uplo', 'i32', uplo);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZhpr_v2_64', 'n', n_, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZhpr_v2_64', 'n', n_, true);
     const alpha$ = typeof alpha === 'number' ? ((s$f64[0] = alpha), s$slot0) : scalarArg('cublasZhpr_v2_64', 'alpha', 'f64', 'either', alpha, s$slot0);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZhpr_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZhpr_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZhpr_v2_64', 'incx', incx, true);
     const AP$ = typeof AP === 'number' && AP >= 0 && AP <= 9007199254740991 && AP % 1 === 0 ? AP : deviceArg('cublasZhpr_v2_64', 'AP', AP, true);
     const status = (native$ ??= binder.native('cublasZhpr_v2_64'))(handle, uplo, n_, alpha$, x$, incx, AP$);
     if (status !== 0) throw fail('cublasZhpr_v2_64', status);
@@ -216,7 +216,7 @@ let cublasZmatinvBatched$c: NativeFunction | undefined;
  * @param info in/out `int *`: address or host buffer.
  * @param batchSize in `int`. */
 export function cublasZmatinvBatched(handle: T.cublasHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, Ainv: T.DeviceMemory | null, lda_inv: number, info: T.Pointer, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZmatinvBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZmatinvBatched', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZmatinvBatched', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasZmatinvBatched', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cublasZmatinvBatched', 'lda', 'i32', lda);
@@ -246,7 +246,7 @@ function bind$cublasZrot(): typeof cublasZrot {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasZrot(handle, n_, x, incx, y, incy, c, s_) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZrot', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZrot', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cublasZrot', 'n', 'i32', n_);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZrot', 'x', x, true);
     if (typeof incx !== 'number' || (incx | 0) !== incx) throw intError('cublasZrot', 'incx', 'i32', incx);
@@ -278,12 +278,12 @@ function bind$cublasZrot_v2_64(): typeof cublasZrot_v2_64 {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasZrot_v2_64(handle, n_, x, incx, y, incy, c, s_) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cublasZrot_v2_64', 'handle', handle, true) as typeof handle;
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cublasZrot_v2_64', 'n', n_, true);
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cublasZrot_v2_64', 'handle', handle, true) as typeof handle;
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cublasZrot_v2_64', 'n', n_, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cublasZrot_v2_64', 'x', x, true);
-    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || incx % 1 !== 0) int64Arg('cublasZrot_v2_64', 'incx', incx, true);
+    if (typeof incx !== 'number' || !(incx >= -9007199254740991 && incx <= 9007199254740991) || Math.floor(incx) !== incx) int64Arg('cublasZrot_v2_64', 'incx', incx, true);
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cublasZrot_v2_64', 'y', y, true);
-    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || incy % 1 !== 0) int64Arg('cublasZrot_v2_64', 'incy', incy, true);
+    if (typeof incy !== 'number' || !(incy >= -9007199254740991 && incy <= 9007199254740991) || Math.floor(incy) !== incy) int64Arg('cublasZrot_v2_64', 'incy', incy, true);
     const c$ = typeof c === 'number' ? ((s$f64[0] = c), s$slot0) : scalarArg('cublasZrot_v2_64', 'c', 'f64', 'either', c, s$slot0);
     const s_$ = scalarArg('cublasZrot_v2_64', 's', 'c128', 'either', s_, s$slot1);
     const status = (native$ ??= binder.native('cublasZrot_v2_64'))(handle, n_, x$, incx, y$, incy, c$, s_$);

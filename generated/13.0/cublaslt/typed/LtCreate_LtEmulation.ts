@@ -35,7 +35,7 @@ let cublasLtDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param lightHandle in `cublasLtHandle_t`. */
 export function cublasLtDestroy(lightHandle: T.cublasLtHandle_t | null): void {
-  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtDestroy', 'lightHandle', lightHandle, true) as typeof lightHandle;
+  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtDestroy', 'lightHandle', lightHandle, true) as typeof lightHandle;
   const status = (cublasLtDestroy$c ??= binder.native('cublasLtDestroy'))(lightHandle);
   if (status !== 0) throw fail('cublasLtDestroy', status);
 }
@@ -78,7 +78,7 @@ let cublasLtEmulationDescDestroy$c: NativeFunction | undefined;
  * @param emulationDesc in `cublasLtEmulationDesc_t`.
  * @remarks Since CUDA 13.0. */
 export function cublasLtEmulationDescDestroy(emulationDesc: T.cublasLtEmulationDesc_t | null): void {
-  if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || emulationDesc % 1 !== 0) emulationDesc = addressArg('cublasLtEmulationDescDestroy', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
+  if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || Math.floor(emulationDesc) !== emulationDesc) emulationDesc = addressArg('cublasLtEmulationDescDestroy', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
   const status = (cublasLtEmulationDescDestroy$c ??= binder.native('cublasLtEmulationDescDestroy'))(emulationDesc);
   if (status !== 0) throw fail('cublasLtEmulationDescDestroy', status);
 }
@@ -97,7 +97,7 @@ function bind$cublasLtEmulationDescGetAttribute(): typeof cublasLtEmulationDescG
   const s$f64 = s.f64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function cublasLtEmulationDescGetAttribute(emulationDesc, attr) {
-    if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || emulationDesc % 1 !== 0) emulationDesc = addressArg('cublasLtEmulationDescGetAttribute', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
+    if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || Math.floor(emulationDesc) !== emulationDesc) emulationDesc = addressArg('cublasLtEmulationDescGetAttribute', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtEmulationDescGetAttribute', 'attr', 'i32', attr);
     const buf$size = attrBytes(attr as number);
     const buf$ = new Uint8Array(16);
@@ -115,8 +115,8 @@ let cublasLtEmulationDescInit_internal$c: NativeFunction | undefined;
  * @param size in `size_t`.
  * @remarks Since CUDA 13.0. */
 export function cublasLtEmulationDescInit_internal(emulationDesc: T.cublasLtEmulationDesc_t | null, size: T.Int64): void {
-  if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || emulationDesc % 1 !== 0) emulationDesc = addressArg('cublasLtEmulationDescInit_internal', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtEmulationDescInit_internal', 'size', size, false);
+  if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || Math.floor(emulationDesc) !== emulationDesc) emulationDesc = addressArg('cublasLtEmulationDescInit_internal', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cublasLtEmulationDescInit_internal', 'size', size, false);
   const status = (cublasLtEmulationDescInit_internal$c ??= binder.native('cublasLtEmulationDescInit_internal'))(emulationDesc, size);
   if (status !== 0) throw fail('cublasLtEmulationDescInit_internal', status);
 }
@@ -127,7 +127,7 @@ let cublasLtEmulationDescSetAttribute$c: NativeFunction | undefined;
  * @param buf in value typed by `attr`: its type follows the attribute.
  * @remarks Since CUDA 13.0. */
 export function cublasLtEmulationDescSetAttribute(emulationDesc: T.cublasLtEmulationDesc_t | null, attr: T.cublasLtEmulationDescAttributes_t, buf: number | T.DeviceMemory): void {
-  if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || emulationDesc % 1 !== 0) emulationDesc = addressArg('cublasLtEmulationDescSetAttribute', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
+  if (typeof emulationDesc !== 'number' || !(emulationDesc >= 0 && emulationDesc <= 9007199254740991) || Math.floor(emulationDesc) !== emulationDesc) emulationDesc = addressArg('cublasLtEmulationDescSetAttribute', 'emulationDesc', emulationDesc, true) as typeof emulationDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtEmulationDescSetAttribute', 'attr', 'i32', attr);
   const buf$size = attrBytes(attr as number);
   const buf$ = attrEncode(attr as number, buf);

@@ -87,7 +87,7 @@ let cublasLtHeuristicsCacheSetCapacity$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtHeuristicsCacheSetCapacity(size_t capacity)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param capacity in `size_t`. */
 export function cublasLtHeuristicsCacheSetCapacity(capacity: T.Int64): void {
-  if (typeof capacity !== 'number' || !(capacity >= 0 && capacity <= 9007199254740991) || capacity % 1 !== 0) int64Arg('cublasLtHeuristicsCacheSetCapacity', 'capacity', capacity, false);
+  if (typeof capacity !== 'number' || !(capacity >= 0 && capacity <= 9007199254740991) || Math.floor(capacity) !== capacity) int64Arg('cublasLtHeuristicsCacheSetCapacity', 'capacity', capacity, false);
   const status = (cublasLtHeuristicsCacheSetCapacity$c ??= binder.native('cublasLtHeuristicsCacheSetCapacity'))(capacity);
   if (status !== 0) throw fail('cublasLtHeuristicsCacheSetCapacity', status);
 }

@@ -35,22 +35,22 @@ function bind$cublasLtMatmul(): typeof cublasLtMatmul {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasLtMatmul(lightHandle, computeDesc, alpha, A, Adesc, B, Bdesc, beta, C, Cdesc, D, Ddesc, algo, workspace, workspaceSizeInBytes, stream) {
-    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmul', 'lightHandle', lightHandle, true) as typeof lightHandle;
-    if (typeof computeDesc !== 'number' || !(computeDesc >= 0 && computeDesc <= 9007199254740991) || computeDesc % 1 !== 0) computeDesc = addressArg('cublasLtMatmul', 'computeDesc', computeDesc, true) as typeof computeDesc;
+    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmul', 'lightHandle', lightHandle, true) as typeof lightHandle;
+    if (typeof computeDesc !== 'number' || !(computeDesc >= 0 && computeDesc <= 9007199254740991) || Math.floor(computeDesc) !== computeDesc) computeDesc = addressArg('cublasLtMatmul', 'computeDesc', computeDesc, true) as typeof computeDesc;
     const alpha$ = scalarArg('cublasLtMatmul', 'alpha', 'untyped', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasLtMatmul', 'A', A, true);
-    if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Adesc % 1 !== 0) Adesc = addressArg('cublasLtMatmul', 'Adesc', Adesc, true) as typeof Adesc;
+    if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Math.floor(Adesc) !== Adesc) Adesc = addressArg('cublasLtMatmul', 'Adesc', Adesc, true) as typeof Adesc;
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasLtMatmul', 'B', B, true);
-    if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Bdesc % 1 !== 0) Bdesc = addressArg('cublasLtMatmul', 'Bdesc', Bdesc, true) as typeof Bdesc;
+    if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Math.floor(Bdesc) !== Bdesc) Bdesc = addressArg('cublasLtMatmul', 'Bdesc', Bdesc, true) as typeof Bdesc;
     const beta$ = scalarArg('cublasLtMatmul', 'beta', 'untyped', 'either', beta, s$slot1);
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasLtMatmul', 'C', C, true);
-    if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Cdesc % 1 !== 0) Cdesc = addressArg('cublasLtMatmul', 'Cdesc', Cdesc, true) as typeof Cdesc;
+    if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Math.floor(Cdesc) !== Cdesc) Cdesc = addressArg('cublasLtMatmul', 'Cdesc', Cdesc, true) as typeof Cdesc;
     const D$ = typeof D === 'number' && D >= 0 && D <= 9007199254740991 && D % 1 === 0 ? D : deviceArg('cublasLtMatmul', 'D', D, true);
-    if (typeof Ddesc !== 'number' || !(Ddesc >= 0 && Ddesc <= 9007199254740991) || Ddesc % 1 !== 0) Ddesc = addressArg('cublasLtMatmul', 'Ddesc', Ddesc, true) as typeof Ddesc;
+    if (typeof Ddesc !== 'number' || !(Ddesc >= 0 && Ddesc <= 9007199254740991) || Math.floor(Ddesc) !== Ddesc) Ddesc = addressArg('cublasLtMatmul', 'Ddesc', Ddesc, true) as typeof Ddesc;
     const algo$ = recordArg('cublasLtMatmul', 'algo', records.cublasLtMatmulAlgo_t(), algo, true);
     const workspace$ = typeof workspace === 'number' && workspace >= 0 && workspace <= 9007199254740991 && workspace % 1 === 0 ? workspace : deviceArg('cublasLtMatmul', 'workspace', workspace, true);
-    if (typeof workspaceSizeInBytes !== 'number' || !(workspaceSizeInBytes >= 0 && workspaceSizeInBytes <= 9007199254740991) || workspaceSizeInBytes % 1 !== 0) int64Arg('cublasLtMatmul', 'workspaceSizeInBytes', workspaceSizeInBytes, false);
-    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasLtMatmul', 'stream', stream, true) as typeof stream;
+    if (typeof workspaceSizeInBytes !== 'number' || !(workspaceSizeInBytes >= 0 && workspaceSizeInBytes <= 9007199254740991) || Math.floor(workspaceSizeInBytes) !== workspaceSizeInBytes) int64Arg('cublasLtMatmul', 'workspaceSizeInBytes', workspaceSizeInBytes, false);
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasLtMatmul', 'stream', stream, true) as typeof stream;
     const status = (native$ ??= binder.native('cublasLtMatmul'))(lightHandle, computeDesc, alpha$, A$, Adesc, B$, Bdesc, beta$, C$, Cdesc, D$, Ddesc, algo$, workspace$, workspaceSizeInBytes, stream);
     if (status !== 0) throw fail('cublasLtMatmul', status);
   };
@@ -74,9 +74,9 @@ function bind$cublasLtMatmulAlgoCapGetAttribute(): typeof cublasLtMatmulAlgoCapG
   return function cublasLtMatmulAlgoCapGetAttribute(algo, attr, buf, sizeInBytes) {
     const algo$ = recordArg('cublasLtMatmulAlgoCapGetAttribute', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoCapGetAttribute', 'attr', 'i32', attr);
-    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || Math.floor(sizeInBytes) !== sizeInBytes) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatmulAlgoCapGetAttribute', 'buf', buf, true, sizeInBytes);
-    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || Math.floor(sizeInBytes) !== sizeInBytes) int64Arg('cublasLtMatmulAlgoCapGetAttribute', 'sizeInBytes', sizeInBytes, false);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatmulAlgoCapGetAttribute'))(algo$, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatmulAlgoCapGetAttribute', status);
@@ -98,12 +98,12 @@ let cublasLtMatmulAlgoCheck$c: NativeFunction | undefined;
  * @param algo in `const cublasLtMatmulAlgo_t *`: a `cublasLtMatmulAlgo_t` object or its bytes.
  * @returns the value of `result`: out `cublasLtMatmulHeuristicResult_t`. */
 export function cublasLtMatmulAlgoCheck(lightHandle: T.cublasLtHandle_t | null, operationDesc: T.cublasLtMatmulDesc_t | null, Adesc: T.cublasLtMatrixLayout_t | null, Bdesc: T.cublasLtMatrixLayout_t | null, Cdesc: T.cublasLtMatrixLayout_t | null, Ddesc: T.cublasLtMatrixLayout_t | null, algo: T.cublasLtMatmulAlgo_t | Uint8Array): T.cublasLtMatmulHeuristicResult_t {
-  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoCheck', 'lightHandle', lightHandle, true) as typeof lightHandle;
-  if (typeof operationDesc !== 'number' || !(operationDesc >= 0 && operationDesc <= 9007199254740991) || operationDesc % 1 !== 0) operationDesc = addressArg('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, true) as typeof operationDesc;
-  if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Adesc % 1 !== 0) Adesc = addressArg('cublasLtMatmulAlgoCheck', 'Adesc', Adesc, true) as typeof Adesc;
-  if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Bdesc % 1 !== 0) Bdesc = addressArg('cublasLtMatmulAlgoCheck', 'Bdesc', Bdesc, true) as typeof Bdesc;
-  if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Cdesc % 1 !== 0) Cdesc = addressArg('cublasLtMatmulAlgoCheck', 'Cdesc', Cdesc, true) as typeof Cdesc;
-  if (typeof Ddesc !== 'number' || !(Ddesc >= 0 && Ddesc <= 9007199254740991) || Ddesc % 1 !== 0) Ddesc = addressArg('cublasLtMatmulAlgoCheck', 'Ddesc', Ddesc, true) as typeof Ddesc;
+  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmulAlgoCheck', 'lightHandle', lightHandle, true) as typeof lightHandle;
+  if (typeof operationDesc !== 'number' || !(operationDesc >= 0 && operationDesc <= 9007199254740991) || Math.floor(operationDesc) !== operationDesc) operationDesc = addressArg('cublasLtMatmulAlgoCheck', 'operationDesc', operationDesc, true) as typeof operationDesc;
+  if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Math.floor(Adesc) !== Adesc) Adesc = addressArg('cublasLtMatmulAlgoCheck', 'Adesc', Adesc, true) as typeof Adesc;
+  if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Math.floor(Bdesc) !== Bdesc) Bdesc = addressArg('cublasLtMatmulAlgoCheck', 'Bdesc', Bdesc, true) as typeof Bdesc;
+  if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Math.floor(Cdesc) !== Cdesc) Cdesc = addressArg('cublasLtMatmulAlgoCheck', 'Cdesc', Cdesc, true) as typeof Cdesc;
+  if (typeof Ddesc !== 'number' || !(Ddesc >= 0 && Ddesc <= 9007199254740991) || Math.floor(Ddesc) !== Ddesc) Ddesc = addressArg('cublasLtMatmulAlgoCheck', 'Ddesc', Ddesc, true) as typeof Ddesc;
   const algo$ = recordArg('cublasLtMatmulAlgoCheck', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
   const result_$ = new Uint8Array(96);
   const status = (cublasLtMatmulAlgoCheck$c ??= binder.native('cublasLtMatmulAlgoCheck'))(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, algo$, result_$);
@@ -129,9 +129,9 @@ function bind$cublasLtMatmulAlgoConfigGetAttribute(): typeof cublasLtMatmulAlgoC
   return function cublasLtMatmulAlgoConfigGetAttribute(algo, attr, buf, sizeInBytes) {
     const algo$ = recordArg('cublasLtMatmulAlgoConfigGetAttribute', 'algo', records.cublasLtMatmulAlgo_t(), algo, false);
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigGetAttribute', 'attr', 'i32', attr);
-    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || Math.floor(sizeInBytes) !== sizeInBytes) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
     pointerArg('cublasLtMatmulAlgoConfigGetAttribute', 'buf', buf, true, sizeInBytes);
-    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
+    if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || Math.floor(sizeInBytes) !== sizeInBytes) int64Arg('cublasLtMatmulAlgoConfigGetAttribute', 'sizeInBytes', sizeInBytes, false);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cublasLtMatmulAlgoConfigGetAttribute'))(algo$, attr, buf, sizeInBytes, s$bytes);
     if (status !== 0) throw fail('cublasLtMatmulAlgoConfigGetAttribute', status);
@@ -154,9 +154,9 @@ export function cublasLtMatmulAlgoConfigSetAttribute(algo: Uint8Array | null, at
   if (algo === undefined) throw argError('cublasLtMatmulAlgoConfigSetAttribute', 'algo', 'a record object, its encoded bytes or null', algo);
   if (algo != null) algo$.set(new Uint8Array(recordArg('cublasLtMatmulAlgoConfigSetAttribute', 'algo', records.cublasLtMatmulAlgo_t(), algo, false) as Uint8Array).subarray(0, algo$.length));
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulAlgoConfigSetAttribute', 'attr', 'i32', attr);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || Math.floor(sizeInBytes) !== sizeInBytes) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
   pointerArg('cublasLtMatmulAlgoConfigSetAttribute', 'buf', buf, true, sizeInBytes);
-  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || sizeInBytes % 1 !== 0) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
+  if (typeof sizeInBytes !== 'number' || !(sizeInBytes >= 0 && sizeInBytes <= 9007199254740991) || Math.floor(sizeInBytes) !== sizeInBytes) int64Arg('cublasLtMatmulAlgoConfigSetAttribute', 'sizeInBytes', sizeInBytes, false);
   const status = (cublasLtMatmulAlgoConfigSetAttribute$c ??= binder.native('cublasLtMatmulAlgoConfigSetAttribute'))(algo$, attr, buf, sizeInBytes);
   if (status !== 0) throw fail('cublasLtMatmulAlgoConfigSetAttribute', status);
   return algo$;
@@ -181,13 +181,13 @@ function bind$cublasLtMatmulAlgoGetHeuristic(): typeof cublasLtMatmulAlgoGetHeur
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cublasLtMatmulAlgoGetHeuristic(lightHandle, operationDesc, Adesc, Bdesc, Cdesc, Ddesc, preference, requestedAlgoCount) {
-    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetHeuristic', 'lightHandle', lightHandle, true) as typeof lightHandle;
-    if (typeof operationDesc !== 'number' || !(operationDesc >= 0 && operationDesc <= 9007199254740991) || operationDesc % 1 !== 0) operationDesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', operationDesc, true) as typeof operationDesc;
-    if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Adesc % 1 !== 0) Adesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Adesc', Adesc, true) as typeof Adesc;
-    if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Bdesc % 1 !== 0) Bdesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Bdesc', Bdesc, true) as typeof Bdesc;
-    if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Cdesc % 1 !== 0) Cdesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', Cdesc, true) as typeof Cdesc;
-    if (typeof Ddesc !== 'number' || !(Ddesc >= 0 && Ddesc <= 9007199254740991) || Ddesc % 1 !== 0) Ddesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, true) as typeof Ddesc;
-    if (typeof preference !== 'number' || !(preference >= 0 && preference <= 9007199254740991) || preference % 1 !== 0) preference = addressArg('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, true) as typeof preference;
+    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmulAlgoGetHeuristic', 'lightHandle', lightHandle, true) as typeof lightHandle;
+    if (typeof operationDesc !== 'number' || !(operationDesc >= 0 && operationDesc <= 9007199254740991) || Math.floor(operationDesc) !== operationDesc) operationDesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'operationDesc', operationDesc, true) as typeof operationDesc;
+    if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Math.floor(Adesc) !== Adesc) Adesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Adesc', Adesc, true) as typeof Adesc;
+    if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Math.floor(Bdesc) !== Bdesc) Bdesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Bdesc', Bdesc, true) as typeof Bdesc;
+    if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Math.floor(Cdesc) !== Cdesc) Cdesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Cdesc', Cdesc, true) as typeof Cdesc;
+    if (typeof Ddesc !== 'number' || !(Ddesc >= 0 && Ddesc <= 9007199254740991) || Math.floor(Ddesc) !== Ddesc) Ddesc = addressArg('cublasLtMatmulAlgoGetHeuristic', 'Ddesc', Ddesc, true) as typeof Ddesc;
+    if (typeof preference !== 'number' || !(preference >= 0 && preference <= 9007199254740991) || Math.floor(preference) !== preference) preference = addressArg('cublasLtMatmulAlgoGetHeuristic', 'preference', preference, true) as typeof preference;
     if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', 'i32', requestedAlgoCount);
     s$f64[0] = 0;
     const heuristicResultsArray$ = new Uint8Array(Math.max(1, allocLength('cublasLtMatmulAlgoGetHeuristic', 'requestedAlgoCount', requestedAlgoCount)) * 96);
@@ -216,7 +216,7 @@ function bind$cublasLtMatmulAlgoGetIds(): typeof cublasLtMatmulAlgoGetIds {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cublasLtMatmulAlgoGetIds(lightHandle, computeType, scaleType, Atype, Btype, Ctype, Dtype, requestedAlgoCount) {
-    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoGetIds', 'lightHandle', lightHandle, true) as typeof lightHandle;
+    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmulAlgoGetIds', 'lightHandle', lightHandle, true) as typeof lightHandle;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoGetIds', 'computeType', 'i32', computeType);
     if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulAlgoGetIds', 'scaleType', 'i32', scaleType);
     if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasLtMatmulAlgoGetIds', 'Atype', 'i32', Atype);
@@ -243,7 +243,7 @@ let cublasLtMatmulAlgoInit$c: NativeFunction | undefined;
  * @param algoId in `int`.
  * @returns the value of `algo`: out `cublasLtMatmulAlgo_t`. */
 export function cublasLtMatmulAlgoInit(lightHandle: T.cublasLtHandle_t | null, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t, Atype: T.cudaDataType_t, Btype: T.cudaDataType_t, Ctype: T.cudaDataType_t, Dtype: T.cudaDataType_t, algoId: number): Uint8Array {
-  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatmulAlgoInit', 'lightHandle', lightHandle, true) as typeof lightHandle;
+  if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatmulAlgoInit', 'lightHandle', lightHandle, true) as typeof lightHandle;
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulAlgoInit', 'computeType', 'i32', computeType);
   if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulAlgoInit', 'scaleType', 'i32', scaleType);
   if (typeof Atype !== 'number' || (Atype | 0) !== Atype) throw intError('cublasLtMatmulAlgoInit', 'Atype', 'i32', Atype);
@@ -287,7 +287,7 @@ let cublasLtMatmulDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matmulDesc in `cublasLtMatmulDesc_t`. */
 export function cublasLtMatmulDescDestroy(matmulDesc: T.cublasLtMatmulDesc_t | null): void {
-  if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || matmulDesc % 1 !== 0) matmulDesc = addressArg('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
+  if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescDestroy', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
   const status = (cublasLtMatmulDescDestroy$c ??= binder.native('cublasLtMatmulDescDestroy'))(matmulDesc);
   if (status !== 0) throw fail('cublasLtMatmulDescDestroy', status);
 }
@@ -305,7 +305,7 @@ function bind$cublasLtMatmulDescGetAttribute(): typeof cublasLtMatmulDescGetAttr
   const s$f64 = s.f64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function cublasLtMatmulDescGetAttribute(matmulDesc, attr) {
-    if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || matmulDesc % 1 !== 0) matmulDesc = addressArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
+    if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescGetAttribute', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescGetAttribute', 'attr', 'i32', attr);
     const buf$size = attrBytes(attr as number);
     const buf$ = new Uint8Array(16);
@@ -324,8 +324,8 @@ let cublasLtMatmulDescInit_internal$c: NativeFunction | undefined;
  * @param computeType in `cublasComputeType_t`.
  * @param scaleType in `cudaDataType_t`. */
 export function cublasLtMatmulDescInit_internal(matmulDesc: T.cublasLtMatmulDesc_t | null, size: T.Int64, computeType: T.cublasComputeType_t, scaleType: T.cudaDataType_t): void {
-  if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || matmulDesc % 1 !== 0) matmulDesc = addressArg('cublasLtMatmulDescInit_internal', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatmulDescInit_internal', 'size', size, false);
+  if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescInit_internal', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cublasLtMatmulDescInit_internal', 'size', size, false);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cublasLtMatmulDescInit_internal', 'computeType', 'i32', computeType);
   if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatmulDescInit_internal', 'scaleType', 'i32', scaleType);
   const status = (cublasLtMatmulDescInit_internal$c ??= binder.native('cublasLtMatmulDescInit_internal'))(matmulDesc, size, computeType, scaleType);
@@ -337,7 +337,7 @@ let cublasLtMatmulDescSetAttribute$c: NativeFunction | undefined;
  * @param attr in `cublasLtMatmulDescAttributes_t`.
  * @param buf in value typed by `attr`: its type follows the attribute. */
 export function cublasLtMatmulDescSetAttribute(matmulDesc: T.cublasLtMatmulDesc_t | null, attr: T.cublasLtMatmulDescAttributes_t, buf: T.cublasComputeType_t | T.cudaDataType_t | T.cublasLtPointerMode_t | T.cublasOperation_t | T.cublasFillMode_t | T.cublasLtEpilogue_t | T.DeviceMemory | T.Int64 | number | T.cublasLtEmulationDesc_t): void {
-  if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || matmulDesc % 1 !== 0) matmulDesc = addressArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
+  if (typeof matmulDesc !== 'number' || !(matmulDesc >= 0 && matmulDesc <= 9007199254740991) || Math.floor(matmulDesc) !== matmulDesc) matmulDesc = addressArg('cublasLtMatmulDescSetAttribute', 'matmulDesc', matmulDesc, true) as typeof matmulDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulDescSetAttribute', 'attr', 'i32', attr);
   const buf$size = attrBytes(attr as number);
   const buf$ = attrEncode(attr as number, buf);
@@ -373,7 +373,7 @@ let cublasLtMatmulPreferenceDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param pref in `cublasLtMatmulPreference_t`. */
 export function cublasLtMatmulPreferenceDestroy(pref: T.cublasLtMatmulPreference_t | null): void {
-  if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || pref % 1 !== 0) pref = addressArg('cublasLtMatmulPreferenceDestroy', 'pref', pref, true) as typeof pref;
+  if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceDestroy', 'pref', pref, true) as typeof pref;
   const status = (cublasLtMatmulPreferenceDestroy$c ??= binder.native('cublasLtMatmulPreferenceDestroy'))(pref);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceDestroy', status);
 }
@@ -391,7 +391,7 @@ function bind$cublasLtMatmulPreferenceGetAttribute(): typeof cublasLtMatmulPrefe
   const s$f64 = s.f64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function cublasLtMatmulPreferenceGetAttribute(pref, attr) {
-    if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || pref % 1 !== 0) pref = addressArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true) as typeof pref;
+    if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceGetAttribute', 'pref', pref, true) as typeof pref;
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceGetAttribute', 'attr', 'i32', attr);
     const buf$size = attrBytes(attr as number);
     const buf$ = new Uint8Array(16);
@@ -408,8 +408,8 @@ let cublasLtMatmulPreferenceInit_internal$c: NativeFunction | undefined;
  * @param pref in `cublasLtMatmulPreference_t`.
  * @param size in `size_t`. */
 export function cublasLtMatmulPreferenceInit_internal(pref: T.cublasLtMatmulPreference_t | null, size: T.Int64): void {
-  if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || pref % 1 !== 0) pref = addressArg('cublasLtMatmulPreferenceInit_internal', 'pref', pref, true) as typeof pref;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatmulPreferenceInit_internal', 'size', size, false);
+  if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceInit_internal', 'pref', pref, true) as typeof pref;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cublasLtMatmulPreferenceInit_internal', 'size', size, false);
   const status = (cublasLtMatmulPreferenceInit_internal$c ??= binder.native('cublasLtMatmulPreferenceInit_internal'))(pref, size);
   if (status !== 0) throw fail('cublasLtMatmulPreferenceInit_internal', status);
 }
@@ -419,7 +419,7 @@ let cublasLtMatmulPreferenceSetAttribute$c: NativeFunction | undefined;
  * @param attr in `cublasLtMatmulPreferenceAttributes_t`.
  * @param buf in value typed by `attr`: its type follows the attribute. */
 export function cublasLtMatmulPreferenceSetAttribute(pref: T.cublasLtMatmulPreference_t | null, attr: T.cublasLtMatmulPreferenceAttributes_t, buf: number | T.Int64): void {
-  if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || pref % 1 !== 0) pref = addressArg('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, true) as typeof pref;
+  if (typeof pref !== 'number' || !(pref >= 0 && pref <= 9007199254740991) || Math.floor(pref) !== pref) pref = addressArg('cublasLtMatmulPreferenceSetAttribute', 'pref', pref, true) as typeof pref;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatmulPreferenceSetAttribute', 'attr', 'i32', attr);
   const buf$size = attrBytes(attr as number);
   const buf$ = attrEncode(attr as number, buf);

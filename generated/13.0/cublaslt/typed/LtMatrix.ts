@@ -27,9 +27,9 @@ function bind$cublasLtMatrixLayoutCreate(): typeof cublasLtMatrixLayoutCreate {
   return function cublasLtMatrixLayoutCreate(type, rows, cols, ld) {
     s$f64[0] = 0;
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtMatrixLayoutCreate', 'type', 'i32', type);
-    if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'rows', rows, false);
-    if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'cols', cols, false);
-    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutCreate', 'ld', ld, true);
+    if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasLtMatrixLayoutCreate', 'rows', rows, false);
+    if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasLtMatrixLayoutCreate', 'cols', cols, false);
+    if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || Math.floor(ld) !== ld) int64Arg('cublasLtMatrixLayoutCreate', 'ld', ld, true);
     const status = (native$ ??= binder.native('cublasLtMatrixLayoutCreate'))(s$bytes, type, rows, cols, ld);
     if (status !== 0) throw fail('cublasLtMatrixLayoutCreate', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -43,7 +43,7 @@ let cublasLtMatrixLayoutDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param matLayout in `cublasLtMatrixLayout_t`. */
 export function cublasLtMatrixLayoutDestroy(matLayout: T.cublasLtMatrixLayout_t | null): void {
-  if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || matLayout % 1 !== 0) matLayout = addressArg('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, true) as typeof matLayout;
+  if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutDestroy', 'matLayout', matLayout, true) as typeof matLayout;
   const status = (cublasLtMatrixLayoutDestroy$c ??= binder.native('cublasLtMatrixLayoutDestroy'))(matLayout);
   if (status !== 0) throw fail('cublasLtMatrixLayoutDestroy', status);
 }
@@ -61,7 +61,7 @@ function bind$cublasLtMatrixLayoutGetAttribute(): typeof cublasLtMatrixLayoutGet
   const s$f64 = s.f64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function cublasLtMatrixLayoutGetAttribute(matLayout, attr) {
-    if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || matLayout % 1 !== 0) matLayout = addressArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true) as typeof matLayout;
+    if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutGetAttribute', 'matLayout', matLayout, true) as typeof matLayout;
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutGetAttribute', 'attr', 'i32', attr);
     const buf$size = attrBytes(attr as number);
     const buf$ = new Uint8Array(16);
@@ -82,12 +82,12 @@ let cublasLtMatrixLayoutInit_internal$c: NativeFunction | undefined;
  * @param cols in `uint64_t`.
  * @param ld in `int64_t`. */
 export function cublasLtMatrixLayoutInit_internal(matLayout: T.cublasLtMatrixLayout_t | null, size: T.Int64, type: T.cudaDataType, rows: T.Int64, cols: T.Int64, ld: T.Int64): void {
-  if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || matLayout % 1 !== 0) matLayout = addressArg('cublasLtMatrixLayoutInit_internal', 'matLayout', matLayout, true) as typeof matLayout;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'size', size, false);
+  if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutInit_internal', 'matLayout', matLayout, true) as typeof matLayout;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cublasLtMatrixLayoutInit_internal', 'size', size, false);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cublasLtMatrixLayoutInit_internal', 'type', 'i32', type);
-  if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || rows % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'rows', rows, false);
-  if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || cols % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'cols', cols, false);
-  if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || ld % 1 !== 0) int64Arg('cublasLtMatrixLayoutInit_internal', 'ld', ld, true);
+  if (typeof rows !== 'number' || !(rows >= 0 && rows <= 9007199254740991) || Math.floor(rows) !== rows) int64Arg('cublasLtMatrixLayoutInit_internal', 'rows', rows, false);
+  if (typeof cols !== 'number' || !(cols >= 0 && cols <= 9007199254740991) || Math.floor(cols) !== cols) int64Arg('cublasLtMatrixLayoutInit_internal', 'cols', cols, false);
+  if (typeof ld !== 'number' || !(ld >= -9007199254740991 && ld <= 9007199254740991) || Math.floor(ld) !== ld) int64Arg('cublasLtMatrixLayoutInit_internal', 'ld', ld, true);
   const status = (cublasLtMatrixLayoutInit_internal$c ??= binder.native('cublasLtMatrixLayoutInit_internal'))(matLayout, size, type, rows, cols, ld);
   if (status !== 0) throw fail('cublasLtMatrixLayoutInit_internal', status);
 }
@@ -97,7 +97,7 @@ let cublasLtMatrixLayoutSetAttribute$c: NativeFunction | undefined;
  * @param attr in `cublasLtMatrixLayoutAttribute_t`.
  * @param buf in value typed by `attr`: its type follows the attribute. */
 export function cublasLtMatrixLayoutSetAttribute(matLayout: T.cublasLtMatrixLayout_t | null, attr: T.cublasLtMatrixLayoutAttribute_t, buf: number | T.cublasLtOrder_t | T.Int64): void {
-  if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || matLayout % 1 !== 0) matLayout = addressArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, true) as typeof matLayout;
+  if (typeof matLayout !== 'number' || !(matLayout >= 0 && matLayout <= 9007199254740991) || Math.floor(matLayout) !== matLayout) matLayout = addressArg('cublasLtMatrixLayoutSetAttribute', 'matLayout', matLayout, true) as typeof matLayout;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixLayoutSetAttribute', 'attr', 'i32', attr);
   const buf$size = attrBytes(attr as number);
   const buf$ = attrEncode(attr as number, buf);
@@ -128,17 +128,17 @@ function bind$cublasLtMatrixTransform(): typeof cublasLtMatrixTransform {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cublasLtMatrixTransform(lightHandle, transformDesc, alpha, A, Adesc, beta, B, Bdesc, C, Cdesc, stream) {
-    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || lightHandle % 1 !== 0) lightHandle = addressArg('cublasLtMatrixTransform', 'lightHandle', lightHandle, true) as typeof lightHandle;
-    if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cublasLtMatrixTransform', 'transformDesc', transformDesc, true) as typeof transformDesc;
+    if (typeof lightHandle !== 'number' || !(lightHandle >= 0 && lightHandle <= 9007199254740991) || Math.floor(lightHandle) !== lightHandle) lightHandle = addressArg('cublasLtMatrixTransform', 'lightHandle', lightHandle, true) as typeof lightHandle;
+    if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransform', 'transformDesc', transformDesc, true) as typeof transformDesc;
     const alpha$ = scalarArg('cublasLtMatrixTransform', 'alpha', 'untyped', 'either', alpha, s$slot0);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cublasLtMatrixTransform', 'A', A, true);
-    if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Adesc % 1 !== 0) Adesc = addressArg('cublasLtMatrixTransform', 'Adesc', Adesc, true) as typeof Adesc;
+    if (typeof Adesc !== 'number' || !(Adesc >= 0 && Adesc <= 9007199254740991) || Math.floor(Adesc) !== Adesc) Adesc = addressArg('cublasLtMatrixTransform', 'Adesc', Adesc, true) as typeof Adesc;
     const beta$ = scalarArg('cublasLtMatrixTransform', 'beta', 'untyped', 'either', beta, s$slot1);
     const B$ = typeof B === 'number' && B >= 0 && B <= 9007199254740991 && B % 1 === 0 ? B : deviceArg('cublasLtMatrixTransform', 'B', B, true);
-    if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Bdesc % 1 !== 0) Bdesc = addressArg('cublasLtMatrixTransform', 'Bdesc', Bdesc, true) as typeof Bdesc;
+    if (typeof Bdesc !== 'number' || !(Bdesc >= 0 && Bdesc <= 9007199254740991) || Math.floor(Bdesc) !== Bdesc) Bdesc = addressArg('cublasLtMatrixTransform', 'Bdesc', Bdesc, true) as typeof Bdesc;
     const C$ = typeof C === 'number' && C >= 0 && C <= 9007199254740991 && C % 1 === 0 ? C : deviceArg('cublasLtMatrixTransform', 'C', C, true);
-    if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Cdesc % 1 !== 0) Cdesc = addressArg('cublasLtMatrixTransform', 'Cdesc', Cdesc, true) as typeof Cdesc;
-    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cublasLtMatrixTransform', 'stream', stream, true) as typeof stream;
+    if (typeof Cdesc !== 'number' || !(Cdesc >= 0 && Cdesc <= 9007199254740991) || Math.floor(Cdesc) !== Cdesc) Cdesc = addressArg('cublasLtMatrixTransform', 'Cdesc', Cdesc, true) as typeof Cdesc;
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cublasLtMatrixTransform', 'stream', stream, true) as typeof stream;
     const status = (native$ ??= binder.native('cublasLtMatrixTransform'))(lightHandle, transformDesc, alpha$, A$, Adesc, beta$, B$, Bdesc, C$, Cdesc, stream);
     if (status !== 0) throw fail('cublasLtMatrixTransform', status);
   };
@@ -172,7 +172,7 @@ let cublasLtMatrixTransformDescDestroy$c: NativeFunction | undefined;
 /** `cublasStatus_t cublasLtMatrixTransformDescDestroy(cublasLtMatrixTransformDesc_t transformDesc)` · cublasLt.h · CUDA 13.0 Throws {@link CublasLtError}; a bad argument throws TypeError or RangeError before any call.
  * @param transformDesc in `cublasLtMatrixTransformDesc_t`. */
 export function cublasLtMatrixTransformDescDestroy(transformDesc: T.cublasLtMatrixTransformDesc_t | null): void {
-  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, true) as typeof transformDesc;
+  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescDestroy', 'transformDesc', transformDesc, true) as typeof transformDesc;
   const status = (cublasLtMatrixTransformDescDestroy$c ??= binder.native('cublasLtMatrixTransformDescDestroy'))(transformDesc);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescDestroy', status);
 }
@@ -190,7 +190,7 @@ function bind$cublasLtMatrixTransformDescGetAttribute(): typeof cublasLtMatrixTr
   const s$f64 = s.f64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function cublasLtMatrixTransformDescGetAttribute(transformDesc, attr) {
-    if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true) as typeof transformDesc;
+    if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescGetAttribute', 'transformDesc', transformDesc, true) as typeof transformDesc;
     if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescGetAttribute', 'attr', 'i32', attr);
     const buf$size = attrBytes(attr as number);
     const buf$ = new Uint8Array(16);
@@ -208,8 +208,8 @@ let cublasLtMatrixTransformDescInit_internal$c: NativeFunction | undefined;
  * @param size in `size_t`.
  * @param scaleType in `cudaDataType`. */
 export function cublasLtMatrixTransformDescInit_internal(transformDesc: T.cublasLtMatrixTransformDesc_t | null, size: T.Int64, scaleType: T.cudaDataType): void {
-  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cublasLtMatrixTransformDescInit_internal', 'transformDesc', transformDesc, true) as typeof transformDesc;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cublasLtMatrixTransformDescInit_internal', 'size', size, false);
+  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescInit_internal', 'transformDesc', transformDesc, true) as typeof transformDesc;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cublasLtMatrixTransformDescInit_internal', 'size', size, false);
   if (typeof scaleType !== 'number' || (scaleType | 0) !== scaleType) throw intError('cublasLtMatrixTransformDescInit_internal', 'scaleType', 'i32', scaleType);
   const status = (cublasLtMatrixTransformDescInit_internal$c ??= binder.native('cublasLtMatrixTransformDescInit_internal'))(transformDesc, size, scaleType);
   if (status !== 0) throw fail('cublasLtMatrixTransformDescInit_internal', status);
@@ -220,7 +220,7 @@ let cublasLtMatrixTransformDescSetAttribute$c: NativeFunction | undefined;
  * @param attr in `cublasLtMatrixTransformDescAttributes_t`.
  * @param buf in value typed by `attr`: its type follows the attribute. */
 export function cublasLtMatrixTransformDescSetAttribute(transformDesc: T.cublasLtMatrixTransformDesc_t | null, attr: T.cublasLtMatrixTransformDescAttributes_t, buf: number | T.cublasLtPointerMode_t | T.cublasOperation_t): void {
-  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true) as typeof transformDesc;
+  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cublasLtMatrixTransformDescSetAttribute', 'transformDesc', transformDesc, true) as typeof transformDesc;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cublasLtMatrixTransformDescSetAttribute', 'attr', 'i32', attr);
   const buf$size = attrBytes(attr as number);
   const buf$ = attrEncode(attr as number, buf);

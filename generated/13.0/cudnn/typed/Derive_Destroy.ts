@@ -14,8 +14,8 @@ let cudnnDeriveBNTensorDescriptor$c: NativeFunction | undefined;
  * @param xDesc in `const cudnnTensorDescriptor_t`.
  * @param mode in `cudnnBatchNormMode_t`. */
 export function cudnnDeriveBNTensorDescriptor(derivedBnDesc: T.cudnnTensorDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, mode: T.cudnnBatchNormMode_t): void {
-  if (typeof derivedBnDesc !== 'number' || !(derivedBnDesc >= 0 && derivedBnDesc <= 9007199254740991) || derivedBnDesc % 1 !== 0) derivedBnDesc = addressArg('cudnnDeriveBNTensorDescriptor', 'derivedBnDesc', derivedBnDesc, true) as typeof derivedBnDesc;
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnDeriveBNTensorDescriptor', 'xDesc', xDesc, true) as typeof xDesc;
+  if (typeof derivedBnDesc !== 'number' || !(derivedBnDesc >= 0 && derivedBnDesc <= 9007199254740991) || Math.floor(derivedBnDesc) !== derivedBnDesc) derivedBnDesc = addressArg('cudnnDeriveBNTensorDescriptor', 'derivedBnDesc', derivedBnDesc, true) as typeof derivedBnDesc;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnDeriveBNTensorDescriptor', 'xDesc', xDesc, true) as typeof xDesc;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnDeriveBNTensorDescriptor', 'mode', 'i32', mode);
   const status = (cudnnDeriveBNTensorDescriptor$c ??= binder.native('cudnnDeriveBNTensorDescriptor'))(derivedBnDesc, xDesc, mode);
   if (status !== 0) throw fail('cudnnDeriveBNTensorDescriptor', status);
@@ -28,9 +28,9 @@ let cudnnDeriveNormTensorDescriptor$c: NativeFunction | undefined;
  * @param mode in `cudnnNormMode_t`.
  * @param groupCnt in `int`. */
 export function cudnnDeriveNormTensorDescriptor(derivedNormScaleBiasDesc: T.cudnnTensorDescriptor_t | null, derivedNormMeanVarDesc: T.cudnnTensorDescriptor_t | null, xDesc: T.cudnnTensorDescriptor_t | null, mode: T.cudnnNormMode_t, groupCnt: number): void {
-  if (typeof derivedNormScaleBiasDesc !== 'number' || !(derivedNormScaleBiasDesc >= 0 && derivedNormScaleBiasDesc <= 9007199254740991) || derivedNormScaleBiasDesc % 1 !== 0) derivedNormScaleBiasDesc = addressArg('cudnnDeriveNormTensorDescriptor', 'derivedNormScaleBiasDesc', derivedNormScaleBiasDesc, true) as typeof derivedNormScaleBiasDesc;
-  if (typeof derivedNormMeanVarDesc !== 'number' || !(derivedNormMeanVarDesc >= 0 && derivedNormMeanVarDesc <= 9007199254740991) || derivedNormMeanVarDesc % 1 !== 0) derivedNormMeanVarDesc = addressArg('cudnnDeriveNormTensorDescriptor', 'derivedNormMeanVarDesc', derivedNormMeanVarDesc, true) as typeof derivedNormMeanVarDesc;
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnDeriveNormTensorDescriptor', 'xDesc', xDesc, true) as typeof xDesc;
+  if (typeof derivedNormScaleBiasDesc !== 'number' || !(derivedNormScaleBiasDesc >= 0 && derivedNormScaleBiasDesc <= 9007199254740991) || Math.floor(derivedNormScaleBiasDesc) !== derivedNormScaleBiasDesc) derivedNormScaleBiasDesc = addressArg('cudnnDeriveNormTensorDescriptor', 'derivedNormScaleBiasDesc', derivedNormScaleBiasDesc, true) as typeof derivedNormScaleBiasDesc;
+  if (typeof derivedNormMeanVarDesc !== 'number' || !(derivedNormMeanVarDesc >= 0 && derivedNormMeanVarDesc <= 9007199254740991) || Math.floor(derivedNormMeanVarDesc) !== derivedNormMeanVarDesc) derivedNormMeanVarDesc = addressArg('cudnnDeriveNormTensorDescriptor', 'derivedNormMeanVarDesc', derivedNormMeanVarDesc, true) as typeof derivedNormMeanVarDesc;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnDeriveNormTensorDescriptor', 'xDesc', xDesc, true) as typeof xDesc;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnDeriveNormTensorDescriptor', 'mode', 'i32', mode);
   if (typeof groupCnt !== 'number' || (groupCnt | 0) !== groupCnt) throw intError('cudnnDeriveNormTensorDescriptor', 'groupCnt', 'i32', groupCnt);
   const status = (cudnnDeriveNormTensorDescriptor$c ??= binder.native('cudnnDeriveNormTensorDescriptor'))(derivedNormScaleBiasDesc, derivedNormMeanVarDesc, xDesc, mode, groupCnt);
@@ -40,7 +40,7 @@ let cudnnDestroy$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroy(cudnnHandle_t handle)` · cudnn_graph.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cudnnHandle_t`. */
 export function cudnnDestroy(handle: T.cudnnHandle_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnDestroy', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnDestroy', 'handle', handle, true) as typeof handle;
   const status = (cudnnDestroy$c ??= binder.native('cudnnDestroy'))(handle);
   if (status !== 0) throw fail('cudnnDestroy', status);
 }
@@ -48,7 +48,7 @@ let cudnnDestroyActivationDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param activationDesc in `cudnnActivationDescriptor_t`. */
 export function cudnnDestroyActivationDescriptor(activationDesc: T.cudnnActivationDescriptor_t | null): void {
-  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnDestroyActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnDestroyActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
   const status = (cudnnDestroyActivationDescriptor$c ??= binder.native('cudnnDestroyActivationDescriptor'))(activationDesc);
   if (status !== 0) throw fail('cudnnDestroyActivationDescriptor', status);
 }
@@ -56,7 +56,7 @@ let cudnnDestroyAttnDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyAttnDescriptor(cudnnAttnDescriptor_t attnDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param attnDesc in `cudnnAttnDescriptor_t`. */
 export function cudnnDestroyAttnDescriptor(attnDesc: T.cudnnAttnDescriptor_t | null): void {
-  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnDestroyAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
+  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || Math.floor(attnDesc) !== attnDesc) attnDesc = addressArg('cudnnDestroyAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
   const status = (cudnnDestroyAttnDescriptor$c ??= binder.native('cudnnDestroyAttnDescriptor'))(attnDesc);
   if (status !== 0) throw fail('cudnnDestroyAttnDescriptor', status);
 }
@@ -64,7 +64,7 @@ let cudnnDestroyCTCLossDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyCTCLossDescriptor(cudnnCTCLossDescriptor_t ctcLossDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param ctcLossDesc in `cudnnCTCLossDescriptor_t`. */
 export function cudnnDestroyCTCLossDescriptor(ctcLossDesc: T.cudnnCTCLossDescriptor_t | null): void {
-  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnDestroyCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+  if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnDestroyCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
   const status = (cudnnDestroyCTCLossDescriptor$c ??= binder.native('cudnnDestroyCTCLossDescriptor'))(ctcLossDesc);
   if (status !== 0) throw fail('cudnnDestroyCTCLossDescriptor', status);
 }
@@ -72,7 +72,7 @@ let cudnnDestroyConvolutionDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param convDesc in `cudnnConvolutionDescriptor_t`. */
 export function cudnnDestroyConvolutionDescriptor(convDesc: T.cudnnConvolutionDescriptor_t | null): void {
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnDestroyConvolutionDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnDestroyConvolutionDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
   const status = (cudnnDestroyConvolutionDescriptor$c ??= binder.native('cudnnDestroyConvolutionDescriptor'))(convDesc);
   if (status !== 0) throw fail('cudnnDestroyConvolutionDescriptor', status);
 }
@@ -80,7 +80,7 @@ let cudnnDestroyDropoutDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyDropoutDescriptor(cudnnDropoutDescriptor_t dropoutDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param dropoutDesc in `cudnnDropoutDescriptor_t`. */
 export function cudnnDestroyDropoutDescriptor(dropoutDesc: T.cudnnDropoutDescriptor_t | null): void {
-  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || dropoutDesc % 1 !== 0) dropoutDesc = addressArg('cudnnDestroyDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
+  if (typeof dropoutDesc !== 'number' || !(dropoutDesc >= 0 && dropoutDesc <= 9007199254740991) || Math.floor(dropoutDesc) !== dropoutDesc) dropoutDesc = addressArg('cudnnDestroyDropoutDescriptor', 'dropoutDesc', dropoutDesc, true) as typeof dropoutDesc;
   const status = (cudnnDestroyDropoutDescriptor$c ??= binder.native('cudnnDestroyDropoutDescriptor'))(dropoutDesc);
   if (status !== 0) throw fail('cudnnDestroyDropoutDescriptor', status);
 }
@@ -88,7 +88,7 @@ let cudnnDestroyFilterDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param filterDesc in `cudnnFilterDescriptor_t`. */
 export function cudnnDestroyFilterDescriptor(filterDesc: T.cudnnFilterDescriptor_t | null): void {
-  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnDestroyFilterDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnDestroyFilterDescriptor', 'filterDesc', filterDesc, true) as typeof filterDesc;
   const status = (cudnnDestroyFilterDescriptor$c ??= binder.native('cudnnDestroyFilterDescriptor'))(filterDesc);
   if (status !== 0) throw fail('cudnnDestroyFilterDescriptor', status);
 }
@@ -96,7 +96,7 @@ let cudnnDestroyFusedOpsConstParamPack$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFusedOpsConstParamPack(cudnnFusedOpsConstParamPack_t constPack)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param constPack in `cudnnFusedOpsConstParamPack_t`. */
 export function cudnnDestroyFusedOpsConstParamPack(constPack: T.cudnnFusedOpsConstParamPack_t | null): void {
-  if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnDestroyFusedOpsConstParamPack', 'constPack', constPack, true) as typeof constPack;
+  if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || Math.floor(constPack) !== constPack) constPack = addressArg('cudnnDestroyFusedOpsConstParamPack', 'constPack', constPack, true) as typeof constPack;
   const status = (cudnnDestroyFusedOpsConstParamPack$c ??= binder.native('cudnnDestroyFusedOpsConstParamPack'))(constPack);
   if (status !== 0) throw fail('cudnnDestroyFusedOpsConstParamPack', status);
 }
@@ -104,7 +104,7 @@ let cudnnDestroyFusedOpsPlan$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFusedOpsPlan(cudnnFusedOpsPlan_t plan)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cudnnFusedOpsPlan_t`. */
 export function cudnnDestroyFusedOpsPlan(plan: T.cudnnFusedOpsPlan_t | null): void {
-  if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cudnnDestroyFusedOpsPlan', 'plan', plan, true) as typeof plan;
+  if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || Math.floor(plan) !== plan) plan = addressArg('cudnnDestroyFusedOpsPlan', 'plan', plan, true) as typeof plan;
   const status = (cudnnDestroyFusedOpsPlan$c ??= binder.native('cudnnDestroyFusedOpsPlan'))(plan);
   if (status !== 0) throw fail('cudnnDestroyFusedOpsPlan', status);
 }
@@ -112,7 +112,7 @@ let cudnnDestroyFusedOpsVariantParamPack$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyFusedOpsVariantParamPack(cudnnFusedOpsVariantParamPack_t varPack)` · cudnn_cnn.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param varPack in `cudnnFusedOpsVariantParamPack_t`. */
 export function cudnnDestroyFusedOpsVariantParamPack(varPack: T.cudnnFusedOpsVariantParamPack_t | null): void {
-  if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || varPack % 1 !== 0) varPack = addressArg('cudnnDestroyFusedOpsVariantParamPack', 'varPack', varPack, true) as typeof varPack;
+  if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || Math.floor(varPack) !== varPack) varPack = addressArg('cudnnDestroyFusedOpsVariantParamPack', 'varPack', varPack, true) as typeof varPack;
   const status = (cudnnDestroyFusedOpsVariantParamPack$c ??= binder.native('cudnnDestroyFusedOpsVariantParamPack'))(varPack);
   if (status !== 0) throw fail('cudnnDestroyFusedOpsVariantParamPack', status);
 }
@@ -120,7 +120,7 @@ let cudnnDestroyLRNDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyLRNDescriptor(cudnnLRNDescriptor_t lrnDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param lrnDesc in `cudnnLRNDescriptor_t`. */
 export function cudnnDestroyLRNDescriptor(lrnDesc: T.cudnnLRNDescriptor_t | null): void {
-  if (typeof lrnDesc !== 'number' || !(lrnDesc >= 0 && lrnDesc <= 9007199254740991) || lrnDesc % 1 !== 0) lrnDesc = addressArg('cudnnDestroyLRNDescriptor', 'lrnDesc', lrnDesc, true) as typeof lrnDesc;
+  if (typeof lrnDesc !== 'number' || !(lrnDesc >= 0 && lrnDesc <= 9007199254740991) || Math.floor(lrnDesc) !== lrnDesc) lrnDesc = addressArg('cudnnDestroyLRNDescriptor', 'lrnDesc', lrnDesc, true) as typeof lrnDesc;
   const status = (cudnnDestroyLRNDescriptor$c ??= binder.native('cudnnDestroyLRNDescriptor'))(lrnDesc);
   if (status !== 0) throw fail('cudnnDestroyLRNDescriptor', status);
 }
@@ -128,7 +128,7 @@ let cudnnDestroyOpTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyOpTensorDescriptor(cudnnOpTensorDescriptor_t opTensorDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param opTensorDesc in `cudnnOpTensorDescriptor_t`. */
 export function cudnnDestroyOpTensorDescriptor(opTensorDesc: T.cudnnOpTensorDescriptor_t | null): void {
-  if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || opTensorDesc % 1 !== 0) opTensorDesc = addressArg('cudnnDestroyOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
+  if (typeof opTensorDesc !== 'number' || !(opTensorDesc >= 0 && opTensorDesc <= 9007199254740991) || Math.floor(opTensorDesc) !== opTensorDesc) opTensorDesc = addressArg('cudnnDestroyOpTensorDescriptor', 'opTensorDesc', opTensorDesc, true) as typeof opTensorDesc;
   const status = (cudnnDestroyOpTensorDescriptor$c ??= binder.native('cudnnDestroyOpTensorDescriptor'))(opTensorDesc);
   if (status !== 0) throw fail('cudnnDestroyOpTensorDescriptor', status);
 }
@@ -136,7 +136,7 @@ let cudnnDestroyPoolingDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param poolingDesc in `cudnnPoolingDescriptor_t`. */
 export function cudnnDestroyPoolingDescriptor(poolingDesc: T.cudnnPoolingDescriptor_t | null): void {
-  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || poolingDesc % 1 !== 0) poolingDesc = addressArg('cudnnDestroyPoolingDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
+  if (typeof poolingDesc !== 'number' || !(poolingDesc >= 0 && poolingDesc <= 9007199254740991) || Math.floor(poolingDesc) !== poolingDesc) poolingDesc = addressArg('cudnnDestroyPoolingDescriptor', 'poolingDesc', poolingDesc, true) as typeof poolingDesc;
   const status = (cudnnDestroyPoolingDescriptor$c ??= binder.native('cudnnDestroyPoolingDescriptor'))(poolingDesc);
   if (status !== 0) throw fail('cudnnDestroyPoolingDescriptor', status);
 }
@@ -144,7 +144,7 @@ let cudnnDestroyRNNDataDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param rnnDataDesc in `cudnnRNNDataDescriptor_t`. */
 export function cudnnDestroyRNNDataDescriptor(rnnDataDesc: T.cudnnRNNDataDescriptor_t | null): void {
-  if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || rnnDataDesc % 1 !== 0) rnnDataDesc = addressArg('cudnnDestroyRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
+  if (typeof rnnDataDesc !== 'number' || !(rnnDataDesc >= 0 && rnnDataDesc <= 9007199254740991) || Math.floor(rnnDataDesc) !== rnnDataDesc) rnnDataDesc = addressArg('cudnnDestroyRNNDataDescriptor', 'rnnDataDesc', rnnDataDesc, true) as typeof rnnDataDesc;
   const status = (cudnnDestroyRNNDataDescriptor$c ??= binder.native('cudnnDestroyRNNDataDescriptor'))(rnnDataDesc);
   if (status !== 0) throw fail('cudnnDestroyRNNDataDescriptor', status);
 }
@@ -152,7 +152,7 @@ let cudnnDestroyRNNDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param rnnDesc in `cudnnRNNDescriptor_t`. */
 export function cudnnDestroyRNNDescriptor(rnnDesc: T.cudnnRNNDescriptor_t | null): void {
-  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnDestroyRNNDescriptor', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnDestroyRNNDescriptor', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   const status = (cudnnDestroyRNNDescriptor$c ??= binder.native('cudnnDestroyRNNDescriptor'))(rnnDesc);
   if (status !== 0) throw fail('cudnnDestroyRNNDescriptor', status);
 }
@@ -160,7 +160,7 @@ let cudnnDestroyReduceTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyReduceTensorDescriptor(cudnnReduceTensorDescriptor_t reduceTensorDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param reduceTensorDesc in `cudnnReduceTensorDescriptor_t`. */
 export function cudnnDestroyReduceTensorDescriptor(reduceTensorDesc: T.cudnnReduceTensorDescriptor_t | null): void {
-  if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnDestroyReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
+  if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || Math.floor(reduceTensorDesc) !== reduceTensorDesc) reduceTensorDesc = addressArg('cudnnDestroyReduceTensorDescriptor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
   const status = (cudnnDestroyReduceTensorDescriptor$c ??= binder.native('cudnnDestroyReduceTensorDescriptor'))(reduceTensorDesc);
   if (status !== 0) throw fail('cudnnDestroyReduceTensorDescriptor', status);
 }
@@ -168,7 +168,7 @@ let cudnnDestroySeqDataDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroySeqDataDescriptor(cudnnSeqDataDescriptor_t seqDataDesc)` · cudnn_adv.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param seqDataDesc in `cudnnSeqDataDescriptor_t`. */
 export function cudnnDestroySeqDataDescriptor(seqDataDesc: T.cudnnSeqDataDescriptor_t | null): void {
-  if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || seqDataDesc % 1 !== 0) seqDataDesc = addressArg('cudnnDestroySeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
+  if (typeof seqDataDesc !== 'number' || !(seqDataDesc >= 0 && seqDataDesc <= 9007199254740991) || Math.floor(seqDataDesc) !== seqDataDesc) seqDataDesc = addressArg('cudnnDestroySeqDataDescriptor', 'seqDataDesc', seqDataDesc, true) as typeof seqDataDesc;
   const status = (cudnnDestroySeqDataDescriptor$c ??= binder.native('cudnnDestroySeqDataDescriptor'))(seqDataDesc);
   if (status !== 0) throw fail('cudnnDestroySeqDataDescriptor', status);
 }
@@ -176,7 +176,7 @@ let cudnnDestroySpatialTransformerDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroySpatialTransformerDescriptor(cudnnSpatialTransformerDescriptor_t stDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param stDesc in `cudnnSpatialTransformerDescriptor_t`. */
 export function cudnnDestroySpatialTransformerDescriptor(stDesc: T.cudnnSpatialTransformerDescriptor_t | null): void {
-  if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || stDesc % 1 !== 0) stDesc = addressArg('cudnnDestroySpatialTransformerDescriptor', 'stDesc', stDesc, true) as typeof stDesc;
+  if (typeof stDesc !== 'number' || !(stDesc >= 0 && stDesc <= 9007199254740991) || Math.floor(stDesc) !== stDesc) stDesc = addressArg('cudnnDestroySpatialTransformerDescriptor', 'stDesc', stDesc, true) as typeof stDesc;
   const status = (cudnnDestroySpatialTransformerDescriptor$c ??= binder.native('cudnnDestroySpatialTransformerDescriptor'))(stDesc);
   if (status !== 0) throw fail('cudnnDestroySpatialTransformerDescriptor', status);
 }
@@ -184,7 +184,7 @@ let cudnnDestroyTensorDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param tensorDesc in `cudnnTensorDescriptor_t`. */
 export function cudnnDestroyTensorDescriptor(tensorDesc: T.cudnnTensorDescriptor_t | null): void {
-  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || tensorDesc % 1 !== 0) tensorDesc = addressArg('cudnnDestroyTensorDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
+  if (typeof tensorDesc !== 'number' || !(tensorDesc >= 0 && tensorDesc <= 9007199254740991) || Math.floor(tensorDesc) !== tensorDesc) tensorDesc = addressArg('cudnnDestroyTensorDescriptor', 'tensorDesc', tensorDesc, true) as typeof tensorDesc;
   const status = (cudnnDestroyTensorDescriptor$c ??= binder.native('cudnnDestroyTensorDescriptor'))(tensorDesc);
   if (status !== 0) throw fail('cudnnDestroyTensorDescriptor', status);
 }
@@ -192,7 +192,7 @@ let cudnnDestroyTensorTransformDescriptor$c: NativeFunction | undefined;
 /** `cudnnStatus_t cudnnDestroyTensorTransformDescriptor(cudnnTensorTransformDescriptor_t transformDesc)` · cudnn_ops.h · CUDA 13.0 Throws {@link CudnnError}; a bad argument throws TypeError or RangeError before any call.
  * @param transformDesc in `cudnnTensorTransformDescriptor_t`. */
 export function cudnnDestroyTensorTransformDescriptor(transformDesc: T.cudnnTensorTransformDescriptor_t | null): void {
-  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnDestroyTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
+  if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cudnnDestroyTensorTransformDescriptor', 'transformDesc', transformDesc, true) as typeof transformDesc;
   const status = (cudnnDestroyTensorTransformDescriptor$c ??= binder.native('cudnnDestroyTensorTransformDescriptor'))(transformDesc);
   if (status !== 0) throw fail('cudnnDestroyTensorTransformDescriptor', status);
 }

@@ -14,9 +14,9 @@ let cudnnFusedOpsExecute$c: NativeFunction | undefined;
  * @param plan in `const cudnnFusedOpsPlan_t`.
  * @param varPack in `cudnnFusedOpsVariantParamPack_t`. */
 export function cudnnFusedOpsExecute(handle: T.cudnnHandle_t | null, plan: T.cudnnFusedOpsPlan_t | null, varPack: T.cudnnFusedOpsVariantParamPack_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnFusedOpsExecute', 'handle', handle, true) as typeof handle;
-  if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cudnnFusedOpsExecute', 'plan', plan, true) as typeof plan;
-  if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || varPack % 1 !== 0) varPack = addressArg('cudnnFusedOpsExecute', 'varPack', varPack, true) as typeof varPack;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnFusedOpsExecute', 'handle', handle, true) as typeof handle;
+  if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || Math.floor(plan) !== plan) plan = addressArg('cudnnFusedOpsExecute', 'plan', plan, true) as typeof plan;
+  if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || Math.floor(varPack) !== varPack) varPack = addressArg('cudnnFusedOpsExecute', 'varPack', varPack, true) as typeof varPack;
   const status = (cudnnFusedOpsExecute$c ??= binder.native('cudnnFusedOpsExecute'))(handle, plan, varPack);
   if (status !== 0) throw fail('cudnnFusedOpsExecute', status);
 }
@@ -34,7 +34,7 @@ function bind$cudnnGetActivationDescriptor(): typeof cudnnGetActivationDescripto
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetActivationDescriptor(activationDesc, coef) {
-    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnGetActivationDescriptor', 'activationDesc', activationDesc, true) as typeof activationDesc;
     s$f64[0] = 0;
     s$f64[1] = 0;
     pointerArg('cudnnGetActivationDescriptor', 'coef', coef, true);
@@ -48,7 +48,7 @@ let cudnnGetActivationDescriptorSwishBeta$c: NativeFunction | undefined;
  * @param activationDesc in `cudnnActivationDescriptor_t`.
  * @param swish_beta in/out `double *`: address or host buffer. */
 export function cudnnGetActivationDescriptorSwishBeta(activationDesc: T.cudnnActivationDescriptor_t | null, swish_beta: T.Pointer): void {
-  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetActivationDescriptorSwishBeta', 'activationDesc', activationDesc, true) as typeof activationDesc;
+  if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnGetActivationDescriptorSwishBeta', 'activationDesc', activationDesc, true) as typeof activationDesc;
   pointerArg('cudnnGetActivationDescriptorSwishBeta', 'swish_beta', swish_beta, true);
   const status = (cudnnGetActivationDescriptorSwishBeta$c ??= binder.native('cudnnGetActivationDescriptorSwishBeta'))(activationDesc, swish_beta);
   if (status !== 0) throw fail('cudnnGetActivationDescriptorSwishBeta', status);
@@ -71,7 +71,7 @@ function bind$cudnnGetAttnDescriptor(): typeof cudnnGetAttnDescriptor {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$slot9 = s.slot(9), s$slot10 = s.slot(10), s$slot11 = s.slot(11), s$slot12 = s.slot(12), s$slot13 = s.slot(13), s$i32 = s.i32, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudnnGetAttnDescriptor(attnDesc, attnMode, nHeads, smScaler, qoMaxSeqLength, kvMaxSeqLength) {
-    if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
+    if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || Math.floor(attnDesc) !== attnDesc) attnDesc = addressArg('cudnnGetAttnDescriptor', 'attnDesc', attnDesc, true) as typeof attnDesc;
     pointerArg('cudnnGetAttnDescriptor', 'attnMode', attnMode, true);
     pointerArg('cudnnGetAttnDescriptor', 'nHeads', nHeads, true);
     pointerArg('cudnnGetAttnDescriptor', 'smScaler', smScaler, true);
@@ -119,16 +119,16 @@ function bind$cudnnGetBatchNormalizationBackwardExWorkspaceSize(): typeof cudnnG
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetBatchNormalizationBackwardExWorkspaceSize(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'mode', 'i32', mode);
     if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'bnOps', 'i32', bnOps);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
-    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
-    if (typeof dzDesc !== 'number' || !(dzDesc >= 0 && dzDesc <= 9007199254740991) || dzDesc % 1 !== 0) dzDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dzDesc', dzDesc, true) as typeof dzDesc;
-    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
-    if (typeof dBnScaleBiasDesc !== 'number' || !(dBnScaleBiasDesc >= 0 && dBnScaleBiasDesc <= 9007199254740991) || dBnScaleBiasDesc % 1 !== 0) dBnScaleBiasDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dBnScaleBiasDesc', dBnScaleBiasDesc, true) as typeof dBnScaleBiasDesc;
-    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof dzDesc !== 'number' || !(dzDesc >= 0 && dzDesc <= 9007199254740991) || Math.floor(dzDesc) !== dzDesc) dzDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dzDesc', dzDesc, true) as typeof dzDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || Math.floor(dxDesc) !== dxDesc) dxDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof dBnScaleBiasDesc !== 'number' || !(dBnScaleBiasDesc >= 0 && dBnScaleBiasDesc <= 9007199254740991) || Math.floor(dBnScaleBiasDesc) !== dBnScaleBiasDesc) dBnScaleBiasDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'dBnScaleBiasDesc', dBnScaleBiasDesc, true) as typeof dBnScaleBiasDesc;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnGetBatchNormalizationBackwardExWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetBatchNormalizationBackwardExWorkspaceSize'))(handle, mode, bnOps, xDesc, yDesc, dyDesc, dzDesc, dxDesc, dBnScaleBiasDesc, activationDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetBatchNormalizationBackwardExWorkspaceSize', status);
@@ -160,14 +160,14 @@ function bind$cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(): typeof
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'mode', 'i32', mode);
     if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'bnOps', 'i32', bnOps);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-    if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || zDesc % 1 !== 0) zDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'zDesc', zDesc, true) as typeof zDesc;
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
-    if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || bnScaleBiasMeanVarDesc % 1 !== 0) bnScaleBiasMeanVarDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
-    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof zDesc !== 'number' || !(zDesc >= 0 && zDesc <= 9007199254740991) || Math.floor(zDesc) !== zDesc) zDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'zDesc', zDesc, true) as typeof zDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof bnScaleBiasMeanVarDesc !== 'number' || !(bnScaleBiasMeanVarDesc >= 0 && bnScaleBiasMeanVarDesc <= 9007199254740991) || Math.floor(bnScaleBiasMeanVarDesc) !== bnScaleBiasMeanVarDesc) bnScaleBiasMeanVarDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'bnScaleBiasMeanVarDesc', bnScaleBiasMeanVarDesc, true) as typeof bnScaleBiasMeanVarDesc;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize'))(handle, mode, bnOps, xDesc, zDesc, yDesc, bnScaleBiasMeanVarDesc, activationDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize', status);
@@ -196,11 +196,11 @@ function bind$cudnnGetBatchNormalizationTrainingExReserveSpaceSize(): typeof cud
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetBatchNormalizationTrainingExReserveSpaceSize(handle, mode, bnOps, activationDesc, xDesc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'handle', handle, true) as typeof handle;
     if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'mode', 'i32', mode);
     if (typeof bnOps !== 'number' || (bnOps | 0) !== bnOps) throw intError('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'bnOps', 'i32', bnOps);
-    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || activationDesc % 1 !== 0) activationDesc = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof activationDesc !== 'number' || !(activationDesc >= 0 && activationDesc <= 9007199254740991) || Math.floor(activationDesc) !== activationDesc) activationDesc = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'activationDesc', activationDesc, true) as typeof activationDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', 'xDesc', xDesc, true) as typeof xDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetBatchNormalizationTrainingExReserveSpaceSize'))(handle, mode, bnOps, activationDesc, xDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetBatchNormalizationTrainingExReserveSpaceSize', status);
@@ -224,7 +224,7 @@ function bind$cudnnGetCTCLossDescriptor(): typeof cudnnGetCTCLossDescriptor {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetCTCLossDescriptor(ctcLossDesc) {
-    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetCTCLossDescriptor'))(ctcLossDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetCTCLossDescriptor', status);
@@ -244,7 +244,7 @@ function bind$cudnnGetCTCLossDescriptorEx(): typeof cudnnGetCTCLossDescriptorEx 
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetCTCLossDescriptorEx(ctcLossDesc) {
-    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptorEx', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptorEx', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -267,7 +267,7 @@ function bind$cudnnGetCTCLossDescriptor_v8(): typeof cudnnGetCTCLossDescriptor_v
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetCTCLossDescriptor_v8(ctcLossDesc, maxLabelLength) {
-    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -291,7 +291,7 @@ function bind$cudnnGetCTCLossDescriptor_v9(): typeof cudnnGetCTCLossDescriptor_v
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetCTCLossDescriptor_v9(ctcLossDesc, maxLabelLength) {
-    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor_v9', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnGetCTCLossDescriptor_v9', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -322,14 +322,14 @@ function bind$cudnnGetCTCLossWorkspaceSize(): typeof cudnnGetCTCLossWorkspaceSiz
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetCTCLossWorkspaceSize(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetCTCLossWorkspaceSize', 'handle', handle, true) as typeof handle;
-    if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'probsDesc', probsDesc, true) as typeof probsDesc;
-    if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetCTCLossWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || Math.floor(probsDesc) !== probsDesc) probsDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'probsDesc', probsDesc, true) as typeof probsDesc;
+    if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || Math.floor(gradientsDesc) !== gradientsDesc) gradientsDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
     pointerArg('cudnnGetCTCLossWorkspaceSize', 'labels', labels, true);
     pointerArg('cudnnGetCTCLossWorkspaceSize', 'labelLengths', labelLengths, true);
     pointerArg('cudnnGetCTCLossWorkspaceSize', 'inputLengths', inputLengths, true);
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetCTCLossWorkspaceSize', 'algo', 'i32', algo);
-    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnGetCTCLossWorkspaceSize', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetCTCLossWorkspaceSize'))(handle, probsDesc, gradientsDesc, labels, labelLengths, inputLengths, algo, ctcLossDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetCTCLossWorkspaceSize', status);
@@ -358,11 +358,11 @@ function bind$cudnnGetCTCLossWorkspaceSize_v8(): typeof cudnnGetCTCLossWorkspace
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetCTCLossWorkspaceSize_v8(handle, algo, ctcLossDesc, probsDesc, gradientsDesc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'handle', handle, true) as typeof handle;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetCTCLossWorkspaceSize_v8', 'algo', 'i32', algo);
-    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || ctcLossDesc % 1 !== 0) ctcLossDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
-    if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || probsDesc % 1 !== 0) probsDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'probsDesc', probsDesc, true) as typeof probsDesc;
-    if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || gradientsDesc % 1 !== 0) gradientsDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
+    if (typeof ctcLossDesc !== 'number' || !(ctcLossDesc >= 0 && ctcLossDesc <= 9007199254740991) || Math.floor(ctcLossDesc) !== ctcLossDesc) ctcLossDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'ctcLossDesc', ctcLossDesc, true) as typeof ctcLossDesc;
+    if (typeof probsDesc !== 'number' || !(probsDesc >= 0 && probsDesc <= 9007199254740991) || Math.floor(probsDesc) !== probsDesc) probsDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'probsDesc', probsDesc, true) as typeof probsDesc;
+    if (typeof gradientsDesc !== 'number' || !(gradientsDesc >= 0 && gradientsDesc <= 9007199254740991) || Math.floor(gradientsDesc) !== gradientsDesc) gradientsDesc = addressArg('cudnnGetCTCLossWorkspaceSize_v8', 'gradientsDesc', gradientsDesc, true) as typeof gradientsDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetCTCLossWorkspaceSize_v8'))(handle, algo, ctcLossDesc, probsDesc, gradientsDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetCTCLossWorkspaceSize_v8', status);

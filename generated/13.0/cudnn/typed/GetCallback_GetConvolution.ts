@@ -42,7 +42,7 @@ function bind$cudnnGetConvolutionBackwardDataAlgorithmMaxCount(): typeof cudnnGe
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetConvolutionBackwardDataAlgorithmMaxCount(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetConvolutionBackwardDataAlgorithmMaxCount'))(handle, s$bytes);
     if (status !== 0) throw fail('cudnnGetConvolutionBackwardDataAlgorithmMaxCount', status);
@@ -67,11 +67,11 @@ function bind$cudnnGetConvolutionBackwardDataAlgorithm_v7(): typeof cudnnGetConv
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, filterDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'handle', handle, true) as typeof handle;
-    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'filterDesc', filterDesc, true) as typeof filterDesc;
-    if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || diffDesc % 1 !== 0) diffDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'diffDesc', diffDesc, true) as typeof diffDesc;
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
-    if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'gradDesc', gradDesc, true) as typeof gradDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'handle', handle, true) as typeof handle;
+    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'filterDesc', filterDesc, true) as typeof filterDesc;
+    if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || Math.floor(diffDesc) !== diffDesc) diffDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'diffDesc', diffDesc, true) as typeof diffDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || Math.floor(gradDesc) !== gradDesc) gradDesc = addressArg('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'gradDesc', gradDesc, true) as typeof gradDesc;
     if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
     s$f64[0] = 0;
     const perfResults$ = new Uint8Array(Math.max(1, allocLength('cudnnGetConvolutionBackwardDataAlgorithm_v7', 'requestedAlgoCount', requestedAlgoCount)) * 48);
@@ -99,11 +99,11 @@ function bind$cudnnGetConvolutionBackwardDataWorkspaceSize(): typeof cudnnGetCon
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetConvolutionBackwardDataWorkspaceSize(handle, wDesc, dyDesc, convDesc, dxDesc, algo) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'handle', handle, true) as typeof handle;
-    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'wDesc', wDesc, true) as typeof wDesc;
-    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
-    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || Math.floor(wDesc) !== wDesc) wDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'wDesc', wDesc, true) as typeof wDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || Math.floor(dxDesc) !== dxDesc) dxDesc = addressArg('cudnnGetConvolutionBackwardDataWorkspaceSize', 'dxDesc', dxDesc, true) as typeof dxDesc;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionBackwardDataWorkspaceSize', 'algo', 'i32', algo);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetConvolutionBackwardDataWorkspaceSize'))(handle, wDesc, dyDesc, convDesc, dxDesc, algo, s$bytes);
@@ -128,7 +128,7 @@ function bind$cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(): typeof cudnn
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount'))(handle, s$bytes);
     if (status !== 0) throw fail('cudnnGetConvolutionBackwardFilterAlgorithmMaxCount', status);
@@ -153,11 +153,11 @@ function bind$cudnnGetConvolutionBackwardFilterAlgorithm_v7(): typeof cudnnGetCo
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, srcDesc, diffDesc, convDesc, gradDesc, requestedAlgoCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'handle', handle, true) as typeof handle;
-    if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'srcDesc', srcDesc, true) as typeof srcDesc;
-    if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || diffDesc % 1 !== 0) diffDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'diffDesc', diffDesc, true) as typeof diffDesc;
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
-    if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'gradDesc', gradDesc, true) as typeof gradDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'handle', handle, true) as typeof handle;
+    if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || Math.floor(srcDesc) !== srcDesc) srcDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'srcDesc', srcDesc, true) as typeof srcDesc;
+    if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || Math.floor(diffDesc) !== diffDesc) diffDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'diffDesc', diffDesc, true) as typeof diffDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || Math.floor(gradDesc) !== gradDesc) gradDesc = addressArg('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'gradDesc', gradDesc, true) as typeof gradDesc;
     if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
     s$f64[0] = 0;
     const perfResults$ = new Uint8Array(Math.max(1, allocLength('cudnnGetConvolutionBackwardFilterAlgorithm_v7', 'requestedAlgoCount', requestedAlgoCount)) * 48);
@@ -185,11 +185,11 @@ function bind$cudnnGetConvolutionBackwardFilterWorkspaceSize(): typeof cudnnGetC
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, xDesc, dyDesc, convDesc, gradDesc, algo) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'handle', handle, true) as typeof handle;
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
-    if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'gradDesc', gradDesc, true) as typeof gradDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || Math.floor(gradDesc) !== gradDesc) gradDesc = addressArg('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'gradDesc', gradDesc, true) as typeof gradDesc;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionBackwardFilterWorkspaceSize', 'algo', 'i32', algo);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetConvolutionBackwardFilterWorkspaceSize'))(handle, xDesc, dyDesc, convDesc, gradDesc, algo, s$bytes);
@@ -214,7 +214,7 @@ function bind$cudnnGetConvolutionForwardAlgorithmMaxCount(): typeof cudnnGetConv
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetConvolutionForwardAlgorithmMaxCount(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetConvolutionForwardAlgorithmMaxCount', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetConvolutionForwardAlgorithmMaxCount'))(handle, s$bytes);
     if (status !== 0) throw fail('cudnnGetConvolutionForwardAlgorithmMaxCount', status);
@@ -239,11 +239,11 @@ function bind$cudnnGetConvolutionForwardAlgorithm_v7(): typeof cudnnGetConvoluti
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetConvolutionForwardAlgorithm_v7(handle, srcDesc, filterDesc, convDesc, destDesc, requestedAlgoCount) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'handle', handle, true) as typeof handle;
-    if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'srcDesc', srcDesc, true) as typeof srcDesc;
-    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'filterDesc', filterDesc, true) as typeof filterDesc;
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
-    if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'destDesc', destDesc, true) as typeof destDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'handle', handle, true) as typeof handle;
+    if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || Math.floor(srcDesc) !== srcDesc) srcDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'srcDesc', srcDesc, true) as typeof srcDesc;
+    if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'filterDesc', filterDesc, true) as typeof filterDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || Math.floor(destDesc) !== destDesc) destDesc = addressArg('cudnnGetConvolutionForwardAlgorithm_v7', 'destDesc', destDesc, true) as typeof destDesc;
     if (typeof requestedAlgoCount !== 'number' || (requestedAlgoCount | 0) !== requestedAlgoCount) throw intError('cudnnGetConvolutionForwardAlgorithm_v7', 'requestedAlgoCount', 'i32', requestedAlgoCount);
     s$f64[0] = 0;
     const perfResults$ = new Uint8Array(Math.max(1, allocLength('cudnnGetConvolutionForwardAlgorithm_v7', 'requestedAlgoCount', requestedAlgoCount)) * 48);
@@ -271,11 +271,11 @@ function bind$cudnnGetConvolutionForwardWorkspaceSize(): typeof cudnnGetConvolut
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetConvolutionForwardWorkspaceSize(handle, xDesc, wDesc, convDesc, yDesc, algo) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'handle', handle, true) as typeof handle;
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
-    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'wDesc', wDesc, true) as typeof wDesc;
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'handle', handle, true) as typeof handle;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || Math.floor(wDesc) !== wDesc) wDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'wDesc', wDesc, true) as typeof wDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnGetConvolutionForwardWorkspaceSize', 'yDesc', yDesc, true) as typeof yDesc;
     if (typeof algo !== 'number' || (algo | 0) !== algo) throw intError('cudnnGetConvolutionForwardWorkspaceSize', 'algo', 'i32', algo);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetConvolutionForwardWorkspaceSize'))(handle, xDesc, wDesc, convDesc, yDesc, algo, s$bytes);
@@ -300,7 +300,7 @@ function bind$cudnnGetConvolutionGroupCount(): typeof cudnnGetConvolutionGroupCo
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetConvolutionGroupCount(convDesc) {
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionGroupCount', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolutionGroupCount', 'convDesc', convDesc, true) as typeof convDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetConvolutionGroupCount'))(convDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetConvolutionGroupCount', status);
@@ -320,7 +320,7 @@ function bind$cudnnGetConvolutionMathType(): typeof cudnnGetConvolutionMathType 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetConvolutionMathType(convDesc) {
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionMathType', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolutionMathType', 'convDesc', convDesc, true) as typeof convDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetConvolutionMathType'))(convDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetConvolutionMathType', status);
@@ -345,7 +345,7 @@ function bind$cudnnGetConvolutionNdDescriptor(): typeof cudnnGetConvolutionNdDes
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetConvolutionNdDescriptor(convDesc, arrayLengthRequested, arrayLength, padA, strideA, dilationA) {
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionNdDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolutionNdDescriptor', 'convDesc', convDesc, true) as typeof convDesc;
     if (typeof arrayLengthRequested !== 'number' || (arrayLengthRequested | 0) !== arrayLengthRequested) throw intError('cudnnGetConvolutionNdDescriptor', 'arrayLengthRequested', 'i32', arrayLengthRequested);
     pointerArg('cudnnGetConvolutionNdDescriptor', 'arrayLength', arrayLength, true);
     pointerArg('cudnnGetConvolutionNdDescriptor', 'padA', padA, true);
@@ -366,9 +366,9 @@ let cudnnGetConvolutionNdForwardOutputDim$c: NativeFunction | undefined;
  * @param nbDims in `int`.
  * @param tensorOuputDimA in/out `int *`: address or host buffer. */
 export function cudnnGetConvolutionNdForwardOutputDim(convDesc: T.cudnnConvolutionDescriptor_t | null, inputTensorDesc: T.cudnnTensorDescriptor_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, nbDims: number, tensorOuputDimA: T.Pointer): void {
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || inputTensorDesc % 1 !== 0) inputTensorDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
-  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof inputTensorDesc !== 'number' || !(inputTensorDesc >= 0 && inputTensorDesc <= 9007199254740991) || Math.floor(inputTensorDesc) !== inputTensorDesc) inputTensorDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'inputTensorDesc', inputTensorDesc, true) as typeof inputTensorDesc;
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnGetConvolutionNdForwardOutputDim', 'filterDesc', filterDesc, true) as typeof filterDesc;
   if (typeof nbDims !== 'number' || (nbDims | 0) !== nbDims) throw intError('cudnnGetConvolutionNdForwardOutputDim', 'nbDims', 'i32', nbDims);
   pointerArg('cudnnGetConvolutionNdForwardOutputDim', 'tensorOuputDimA', tensorOuputDimA, true);
   const status = (cudnnGetConvolutionNdForwardOutputDim$c ??= binder.native('cudnnGetConvolutionNdForwardOutputDim'))(convDesc, inputTensorDesc, filterDesc, nbDims, tensorOuputDimA);
@@ -387,7 +387,7 @@ function bind$cudnnGetConvolutionReorderType(): typeof cudnnGetConvolutionReorde
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnGetConvolutionReorderType(convDesc) {
-    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetConvolutionReorderType', 'convDesc', convDesc, true) as typeof convDesc;
+    if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetConvolutionReorderType', 'convDesc', convDesc, true) as typeof convDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetConvolutionReorderType'))(convDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetConvolutionReorderType', status);

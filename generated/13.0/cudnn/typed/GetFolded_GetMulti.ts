@@ -25,20 +25,20 @@ let cudnnGetFoldedConvBackwardDataDescriptors$c: NativeFunction | undefined;
  * @param gradFoldTransDesc in `cudnnTensorTransformDescriptor_t`.
  * @param gradUnfoldTransDesc in `cudnnTensorTransformDescriptor_t`. */
 export function cudnnGetFoldedConvBackwardDataDescriptors(handle: T.cudnnHandle_t | null, filterDesc: T.cudnnFilterDescriptor_t | null, diffDesc: T.cudnnTensorDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, gradDesc: T.cudnnTensorDescriptor_t | null, transformFormat: T.cudnnTensorFormat_t, foldedFilterDesc: T.cudnnFilterDescriptor_t | null, paddedDiffDesc: T.cudnnTensorDescriptor_t | null, foldedConvDesc: T.cudnnConvolutionDescriptor_t | null, foldedGradDesc: T.cudnnTensorDescriptor_t | null, filterFoldTransDesc: T.cudnnTensorTransformDescriptor_t | null, diffPadTransDesc: T.cudnnTensorTransformDescriptor_t | null, gradFoldTransDesc: T.cudnnTensorTransformDescriptor_t | null, gradUnfoldTransDesc: T.cudnnTensorTransformDescriptor_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'handle', handle, true) as typeof handle;
-  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || filterDesc % 1 !== 0) filterDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'filterDesc', filterDesc, true) as typeof filterDesc;
-  if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || diffDesc % 1 !== 0) diffDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'diffDesc', diffDesc, true) as typeof diffDesc;
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'convDesc', convDesc, true) as typeof convDesc;
-  if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || gradDesc % 1 !== 0) gradDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'gradDesc', gradDesc, true) as typeof gradDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'handle', handle, true) as typeof handle;
+  if (typeof filterDesc !== 'number' || !(filterDesc >= 0 && filterDesc <= 9007199254740991) || Math.floor(filterDesc) !== filterDesc) filterDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'filterDesc', filterDesc, true) as typeof filterDesc;
+  if (typeof diffDesc !== 'number' || !(diffDesc >= 0 && diffDesc <= 9007199254740991) || Math.floor(diffDesc) !== diffDesc) diffDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'diffDesc', diffDesc, true) as typeof diffDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof gradDesc !== 'number' || !(gradDesc >= 0 && gradDesc <= 9007199254740991) || Math.floor(gradDesc) !== gradDesc) gradDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'gradDesc', gradDesc, true) as typeof gradDesc;
   if (typeof transformFormat !== 'number' || (transformFormat | 0) !== transformFormat) throw intError('cudnnGetFoldedConvBackwardDataDescriptors', 'transformFormat', 'i32', transformFormat);
-  if (typeof foldedFilterDesc !== 'number' || !(foldedFilterDesc >= 0 && foldedFilterDesc <= 9007199254740991) || foldedFilterDesc % 1 !== 0) foldedFilterDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'foldedFilterDesc', foldedFilterDesc, true) as typeof foldedFilterDesc;
-  if (typeof paddedDiffDesc !== 'number' || !(paddedDiffDesc >= 0 && paddedDiffDesc <= 9007199254740991) || paddedDiffDesc % 1 !== 0) paddedDiffDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'paddedDiffDesc', paddedDiffDesc, true) as typeof paddedDiffDesc;
-  if (typeof foldedConvDesc !== 'number' || !(foldedConvDesc >= 0 && foldedConvDesc <= 9007199254740991) || foldedConvDesc % 1 !== 0) foldedConvDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'foldedConvDesc', foldedConvDesc, true) as typeof foldedConvDesc;
-  if (typeof foldedGradDesc !== 'number' || !(foldedGradDesc >= 0 && foldedGradDesc <= 9007199254740991) || foldedGradDesc % 1 !== 0) foldedGradDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'foldedGradDesc', foldedGradDesc, true) as typeof foldedGradDesc;
-  if (typeof filterFoldTransDesc !== 'number' || !(filterFoldTransDesc >= 0 && filterFoldTransDesc <= 9007199254740991) || filterFoldTransDesc % 1 !== 0) filterFoldTransDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'filterFoldTransDesc', filterFoldTransDesc, true) as typeof filterFoldTransDesc;
-  if (typeof diffPadTransDesc !== 'number' || !(diffPadTransDesc >= 0 && diffPadTransDesc <= 9007199254740991) || diffPadTransDesc % 1 !== 0) diffPadTransDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'diffPadTransDesc', diffPadTransDesc, true) as typeof diffPadTransDesc;
-  if (typeof gradFoldTransDesc !== 'number' || !(gradFoldTransDesc >= 0 && gradFoldTransDesc <= 9007199254740991) || gradFoldTransDesc % 1 !== 0) gradFoldTransDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'gradFoldTransDesc', gradFoldTransDesc, true) as typeof gradFoldTransDesc;
-  if (typeof gradUnfoldTransDesc !== 'number' || !(gradUnfoldTransDesc >= 0 && gradUnfoldTransDesc <= 9007199254740991) || gradUnfoldTransDesc % 1 !== 0) gradUnfoldTransDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'gradUnfoldTransDesc', gradUnfoldTransDesc, true) as typeof gradUnfoldTransDesc;
+  if (typeof foldedFilterDesc !== 'number' || !(foldedFilterDesc >= 0 && foldedFilterDesc <= 9007199254740991) || Math.floor(foldedFilterDesc) !== foldedFilterDesc) foldedFilterDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'foldedFilterDesc', foldedFilterDesc, true) as typeof foldedFilterDesc;
+  if (typeof paddedDiffDesc !== 'number' || !(paddedDiffDesc >= 0 && paddedDiffDesc <= 9007199254740991) || Math.floor(paddedDiffDesc) !== paddedDiffDesc) paddedDiffDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'paddedDiffDesc', paddedDiffDesc, true) as typeof paddedDiffDesc;
+  if (typeof foldedConvDesc !== 'number' || !(foldedConvDesc >= 0 && foldedConvDesc <= 9007199254740991) || Math.floor(foldedConvDesc) !== foldedConvDesc) foldedConvDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'foldedConvDesc', foldedConvDesc, true) as typeof foldedConvDesc;
+  if (typeof foldedGradDesc !== 'number' || !(foldedGradDesc >= 0 && foldedGradDesc <= 9007199254740991) || Math.floor(foldedGradDesc) !== foldedGradDesc) foldedGradDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'foldedGradDesc', foldedGradDesc, true) as typeof foldedGradDesc;
+  if (typeof filterFoldTransDesc !== 'number' || !(filterFoldTransDesc >= 0 && filterFoldTransDesc <= 9007199254740991) || Math.floor(filterFoldTransDesc) !== filterFoldTransDesc) filterFoldTransDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'filterFoldTransDesc', filterFoldTransDesc, true) as typeof filterFoldTransDesc;
+  if (typeof diffPadTransDesc !== 'number' || !(diffPadTransDesc >= 0 && diffPadTransDesc <= 9007199254740991) || Math.floor(diffPadTransDesc) !== diffPadTransDesc) diffPadTransDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'diffPadTransDesc', diffPadTransDesc, true) as typeof diffPadTransDesc;
+  if (typeof gradFoldTransDesc !== 'number' || !(gradFoldTransDesc >= 0 && gradFoldTransDesc <= 9007199254740991) || Math.floor(gradFoldTransDesc) !== gradFoldTransDesc) gradFoldTransDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'gradFoldTransDesc', gradFoldTransDesc, true) as typeof gradFoldTransDesc;
+  if (typeof gradUnfoldTransDesc !== 'number' || !(gradUnfoldTransDesc >= 0 && gradUnfoldTransDesc <= 9007199254740991) || Math.floor(gradUnfoldTransDesc) !== gradUnfoldTransDesc) gradUnfoldTransDesc = addressArg('cudnnGetFoldedConvBackwardDataDescriptors', 'gradUnfoldTransDesc', gradUnfoldTransDesc, true) as typeof gradUnfoldTransDesc;
   const status = (cudnnGetFoldedConvBackwardDataDescriptors$c ??= binder.native('cudnnGetFoldedConvBackwardDataDescriptors'))(handle, filterDesc, diffDesc, convDesc, gradDesc, transformFormat, foldedFilterDesc, paddedDiffDesc, foldedConvDesc, foldedGradDesc, filterFoldTransDesc, diffPadTransDesc, gradFoldTransDesc, gradUnfoldTransDesc);
   if (status !== 0) throw fail('cudnnGetFoldedConvBackwardDataDescriptors', status);
 }
@@ -49,7 +49,7 @@ let cudnnGetFusedOpsConstParamPackAttribute$c: NativeFunction | undefined;
  * @param param in/out `void *`: address or host buffer.
  * @param isNULL in/out `int *`: address or host buffer. */
 export function cudnnGetFusedOpsConstParamPackAttribute(constPack: T.cudnnFusedOpsConstParamPack_t | null, paramLabel: T.cudnnFusedOpsConstParamLabel_t, param: T.Pointer, isNULL: T.Pointer): void {
-  if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnGetFusedOpsConstParamPackAttribute', 'constPack', constPack, true) as typeof constPack;
+  if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || Math.floor(constPack) !== constPack) constPack = addressArg('cudnnGetFusedOpsConstParamPackAttribute', 'constPack', constPack, true) as typeof constPack;
   if (typeof paramLabel !== 'number' || (paramLabel | 0) !== paramLabel) throw intError('cudnnGetFusedOpsConstParamPackAttribute', 'paramLabel', 'i32', paramLabel);
   pointerArg('cudnnGetFusedOpsConstParamPackAttribute', 'param', param, true);
   pointerArg('cudnnGetFusedOpsConstParamPackAttribute', 'isNULL', isNULL, true);
@@ -62,7 +62,7 @@ let cudnnGetFusedOpsVariantParamPackAttribute$c: NativeFunction | undefined;
  * @param paramLabel in `cudnnFusedOpsVariantParamLabel_t`.
  * @param ptr in/out `void *`: address or host buffer. */
 export function cudnnGetFusedOpsVariantParamPackAttribute(varPack: T.cudnnFusedOpsVariantParamPack_t | null, paramLabel: T.cudnnFusedOpsVariantParamLabel_t, ptr: T.Pointer): void {
-  if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || varPack % 1 !== 0) varPack = addressArg('cudnnGetFusedOpsVariantParamPackAttribute', 'varPack', varPack, true) as typeof varPack;
+  if (typeof varPack !== 'number' || !(varPack >= 0 && varPack <= 9007199254740991) || Math.floor(varPack) !== varPack) varPack = addressArg('cudnnGetFusedOpsVariantParamPackAttribute', 'varPack', varPack, true) as typeof varPack;
   if (typeof paramLabel !== 'number' || (paramLabel | 0) !== paramLabel) throw intError('cudnnGetFusedOpsVariantParamPackAttribute', 'paramLabel', 'i32', paramLabel);
   pointerArg('cudnnGetFusedOpsVariantParamPackAttribute', 'ptr', ptr, true);
   const status = (cudnnGetFusedOpsVariantParamPackAttribute$c ??= binder.native('cudnnGetFusedOpsVariantParamPackAttribute'))(varPack, paramLabel, ptr);
@@ -76,7 +76,7 @@ let cudnnGetLRNDescriptor$c: NativeFunction | undefined;
  * @param lrnBeta in/out `double *`: address or host buffer.
  * @param lrnK in/out `double *`: address or host buffer. */
 export function cudnnGetLRNDescriptor(normDesc: T.cudnnLRNDescriptor_t | null, lrnN: T.Pointer, lrnAlpha: T.Pointer, lrnBeta: T.Pointer, lrnK: T.Pointer): void {
-  if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnGetLRNDescriptor', 'normDesc', normDesc, true) as typeof normDesc;
+  if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || Math.floor(normDesc) !== normDesc) normDesc = addressArg('cudnnGetLRNDescriptor', 'normDesc', normDesc, true) as typeof normDesc;
   pointerArg('cudnnGetLRNDescriptor', 'lrnN', lrnN, true);
   pointerArg('cudnnGetLRNDescriptor', 'lrnAlpha', lrnAlpha, true);
   pointerArg('cudnnGetLRNDescriptor', 'lrnBeta', lrnBeta, true);
@@ -91,7 +91,7 @@ let cudnnGetLastErrorString$c: NativeFunction | undefined;
  * @returns `void` */
 export function cudnnGetLastErrorString(message: T.Pointer, max_size: T.Int64): void {
   pointerArg('cudnnGetLastErrorString', 'message', message, true);
-  if (typeof max_size !== 'number' || !(max_size >= 0 && max_size <= 9007199254740991) || max_size % 1 !== 0) int64Arg('cudnnGetLastErrorString', 'max_size', max_size, false);
+  if (typeof max_size !== 'number' || !(max_size >= 0 && max_size <= 9007199254740991) || Math.floor(max_size) !== max_size) int64Arg('cudnnGetLastErrorString', 'max_size', max_size, false);
   const result = (cudnnGetLastErrorString$c ??= binder.native('cudnnGetLastErrorString'))(message, max_size);
   return result;
 }
@@ -116,8 +116,8 @@ function bind$cudnnGetMultiHeadAttnBuffers(): typeof cudnnGetMultiHeadAttnBuffer
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudnnGetMultiHeadAttnBuffers(handle, attnDesc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetMultiHeadAttnBuffers', 'handle', handle, true) as typeof handle;
-    if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetMultiHeadAttnBuffers', 'attnDesc', attnDesc, true) as typeof attnDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetMultiHeadAttnBuffers', 'handle', handle, true) as typeof handle;
+    if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || Math.floor(attnDesc) !== attnDesc) attnDesc = addressArg('cudnnGetMultiHeadAttnBuffers', 'attnDesc', attnDesc, true) as typeof attnDesc;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -145,12 +145,12 @@ function bind$cudnnGetMultiHeadAttnWeights(): typeof cudnnGetMultiHeadAttnWeight
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnGetMultiHeadAttnWeights(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnGetMultiHeadAttnWeights', 'handle', handle, true) as typeof handle;
-    if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnGetMultiHeadAttnWeights', 'attnDesc', attnDesc, true) as typeof attnDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnGetMultiHeadAttnWeights', 'handle', handle, true) as typeof handle;
+    if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || Math.floor(attnDesc) !== attnDesc) attnDesc = addressArg('cudnnGetMultiHeadAttnWeights', 'attnDesc', attnDesc, true) as typeof attnDesc;
     if (typeof wKind !== 'number' || (wKind | 0) !== wKind) throw intError('cudnnGetMultiHeadAttnWeights', 'wKind', 'i32', wKind);
-    if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || weightSizeInBytes % 1 !== 0) int64Arg('cudnnGetMultiHeadAttnWeights', 'weightSizeInBytes', weightSizeInBytes, false);
+    if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || Math.floor(weightSizeInBytes) !== weightSizeInBytes) int64Arg('cudnnGetMultiHeadAttnWeights', 'weightSizeInBytes', weightSizeInBytes, false);
     pointerArg('cudnnGetMultiHeadAttnWeights', 'weights', weights, true);
-    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnGetMultiHeadAttnWeights', 'wDesc', wDesc, true) as typeof wDesc;
+    if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || Math.floor(wDesc) !== wDesc) wDesc = addressArg('cudnnGetMultiHeadAttnWeights', 'wDesc', wDesc, true) as typeof wDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnGetMultiHeadAttnWeights'))(handle, attnDesc, wKind, weightSizeInBytes, weights, wDesc, s$bytes);
     if (status !== 0) throw fail('cudnnGetMultiHeadAttnWeights', status);

@@ -17,11 +17,11 @@ let cudnnIm2Col$c: NativeFunction | undefined;
  * @param convDesc in `const cudnnConvolutionDescriptor_t`.
  * @param colBuffer in/out `void *`: address or host buffer. */
 export function cudnnIm2Col(handle: T.cudnnHandle_t | null, xDesc: T.cudnnTensorDescriptor_t | null, x: T.DeviceMemory | null, wDesc: T.cudnnFilterDescriptor_t | null, convDesc: T.cudnnConvolutionDescriptor_t | null, colBuffer: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnIm2Col', 'handle', handle, true) as typeof handle;
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnIm2Col', 'xDesc', xDesc, true) as typeof xDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnIm2Col', 'handle', handle, true) as typeof handle;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnIm2Col', 'xDesc', xDesc, true) as typeof xDesc;
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnIm2Col', 'x', x, true);
-  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || wDesc % 1 !== 0) wDesc = addressArg('cudnnIm2Col', 'wDesc', wDesc, true) as typeof wDesc;
-  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || convDesc % 1 !== 0) convDesc = addressArg('cudnnIm2Col', 'convDesc', convDesc, true) as typeof convDesc;
+  if (typeof wDesc !== 'number' || !(wDesc >= 0 && wDesc <= 9007199254740991) || Math.floor(wDesc) !== wDesc) wDesc = addressArg('cudnnIm2Col', 'wDesc', wDesc, true) as typeof wDesc;
+  if (typeof convDesc !== 'number' || !(convDesc >= 0 && convDesc <= 9007199254740991) || Math.floor(convDesc) !== convDesc) convDesc = addressArg('cudnnIm2Col', 'convDesc', convDesc, true) as typeof convDesc;
   pointerArg('cudnnIm2Col', 'colBuffer', colBuffer, true);
   const status = (cudnnIm2Col$c ??= binder.native('cudnnIm2Col'))(handle, xDesc, x$, wDesc, convDesc, colBuffer);
   if (status !== 0) throw fail('cudnnIm2Col', status);
@@ -42,9 +42,9 @@ function bind$cudnnInitTransformDest(): typeof cudnnInitTransformDest {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnInitTransformDest(transformDesc, srcDesc, destDesc) {
-    if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || transformDesc % 1 !== 0) transformDesc = addressArg('cudnnInitTransformDest', 'transformDesc', transformDesc, true) as typeof transformDesc;
-    if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || srcDesc % 1 !== 0) srcDesc = addressArg('cudnnInitTransformDest', 'srcDesc', srcDesc, true) as typeof srcDesc;
-    if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || destDesc % 1 !== 0) destDesc = addressArg('cudnnInitTransformDest', 'destDesc', destDesc, true) as typeof destDesc;
+    if (typeof transformDesc !== 'number' || !(transformDesc >= 0 && transformDesc <= 9007199254740991) || Math.floor(transformDesc) !== transformDesc) transformDesc = addressArg('cudnnInitTransformDest', 'transformDesc', transformDesc, true) as typeof transformDesc;
+    if (typeof srcDesc !== 'number' || !(srcDesc >= 0 && srcDesc <= 9007199254740991) || Math.floor(srcDesc) !== srcDesc) srcDesc = addressArg('cudnnInitTransformDest', 'srcDesc', srcDesc, true) as typeof srcDesc;
+    if (typeof destDesc !== 'number' || !(destDesc >= 0 && destDesc <= 9007199254740991) || Math.floor(destDesc) !== destDesc) destDesc = addressArg('cudnnInitTransformDest', 'destDesc', destDesc, true) as typeof destDesc;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnInitTransformDest'))(transformDesc, srcDesc, destDesc, s$bytes);
     if (status !== 0) throw fail('cudnnInitTransformDest', status);
@@ -79,18 +79,18 @@ function bind$cudnnLRNCrossChannelBackward(): typeof cudnnLRNCrossChannelBackwar
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnLRNCrossChannelBackward(handle, normDesc, lrnMode, alpha, yDesc, y, dyDesc, dy, xDesc, x, beta, dxDesc, dx) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnLRNCrossChannelBackward', 'handle', handle, true) as typeof handle;
-    if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnLRNCrossChannelBackward', 'normDesc', normDesc, true) as typeof normDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnLRNCrossChannelBackward', 'handle', handle, true) as typeof handle;
+    if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || Math.floor(normDesc) !== normDesc) normDesc = addressArg('cudnnLRNCrossChannelBackward', 'normDesc', normDesc, true) as typeof normDesc;
     if (typeof lrnMode !== 'number' || (lrnMode | 0) !== lrnMode) throw intError('cudnnLRNCrossChannelBackward', 'lrnMode', 'i32', lrnMode);
     const alpha$ = scalarArg('cudnnLRNCrossChannelBackward', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnLRNCrossChannelBackward', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnLRNCrossChannelBackward', 'yDesc', yDesc, true) as typeof yDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnLRNCrossChannelBackward', 'y', y, true);
-    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || dyDesc % 1 !== 0) dyDesc = addressArg('cudnnLRNCrossChannelBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
+    if (typeof dyDesc !== 'number' || !(dyDesc >= 0 && dyDesc <= 9007199254740991) || Math.floor(dyDesc) !== dyDesc) dyDesc = addressArg('cudnnLRNCrossChannelBackward', 'dyDesc', dyDesc, true) as typeof dyDesc;
     const dy$ = typeof dy === 'number' && dy >= 0 && dy <= 9007199254740991 && dy % 1 === 0 ? dy : deviceArg('cudnnLRNCrossChannelBackward', 'dy', dy, true);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnLRNCrossChannelBackward', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnLRNCrossChannelBackward', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnLRNCrossChannelBackward', 'x', x, true);
     const beta$ = scalarArg('cudnnLRNCrossChannelBackward', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || dxDesc % 1 !== 0) dxDesc = addressArg('cudnnLRNCrossChannelBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
+    if (typeof dxDesc !== 'number' || !(dxDesc >= 0 && dxDesc <= 9007199254740991) || Math.floor(dxDesc) !== dxDesc) dxDesc = addressArg('cudnnLRNCrossChannelBackward', 'dxDesc', dxDesc, true) as typeof dxDesc;
     const dx$ = typeof dx === 'number' && dx >= 0 && dx <= 9007199254740991 && dx % 1 === 0 ? dx : deviceArg('cudnnLRNCrossChannelBackward', 'dx', dx, true);
     const status = (native$ ??= binder.native('cudnnLRNCrossChannelBackward'))(handle, normDesc, lrnMode, alpha$, yDesc, y$, dyDesc, dy$, xDesc, x$, beta$, dxDesc, dx$);
     if (status !== 0) throw fail('cudnnLRNCrossChannelBackward', status);
@@ -116,14 +116,14 @@ function bind$cudnnLRNCrossChannelForward(): typeof cudnnLRNCrossChannelForward 
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnLRNCrossChannelForward(handle, normDesc, lrnMode, alpha, xDesc, x, beta, yDesc, y) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnLRNCrossChannelForward', 'handle', handle, true) as typeof handle;
-    if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || normDesc % 1 !== 0) normDesc = addressArg('cudnnLRNCrossChannelForward', 'normDesc', normDesc, true) as typeof normDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnLRNCrossChannelForward', 'handle', handle, true) as typeof handle;
+    if (typeof normDesc !== 'number' || !(normDesc >= 0 && normDesc <= 9007199254740991) || Math.floor(normDesc) !== normDesc) normDesc = addressArg('cudnnLRNCrossChannelForward', 'normDesc', normDesc, true) as typeof normDesc;
     if (typeof lrnMode !== 'number' || (lrnMode | 0) !== lrnMode) throw intError('cudnnLRNCrossChannelForward', 'lrnMode', 'i32', lrnMode);
     const alpha$ = scalarArg('cudnnLRNCrossChannelForward', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnLRNCrossChannelForward', 'xDesc', xDesc, true) as typeof xDesc;
+    if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnLRNCrossChannelForward', 'xDesc', xDesc, true) as typeof xDesc;
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnLRNCrossChannelForward', 'x', x, true);
     const beta$ = scalarArg('cudnnLRNCrossChannelForward', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnLRNCrossChannelForward', 'yDesc', yDesc, true) as typeof yDesc;
+    if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnLRNCrossChannelForward', 'yDesc', yDesc, true) as typeof yDesc;
     const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnLRNCrossChannelForward', 'y', y, true);
     const status = (native$ ??= binder.native('cudnnLRNCrossChannelForward'))(handle, normDesc, lrnMode, alpha$, xDesc, x$, beta$, yDesc, y$);
     if (status !== 0) throw fail('cudnnLRNCrossChannelForward', status);
@@ -145,9 +145,9 @@ function bind$cudnnMakeFusedOpsPlan(): typeof cudnnMakeFusedOpsPlan {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudnnMakeFusedOpsPlan(handle, plan, constPack) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMakeFusedOpsPlan', 'handle', handle, true) as typeof handle;
-    if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cudnnMakeFusedOpsPlan', 'plan', plan, true) as typeof plan;
-    if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || constPack % 1 !== 0) constPack = addressArg('cudnnMakeFusedOpsPlan', 'constPack', constPack, true) as typeof constPack;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnMakeFusedOpsPlan', 'handle', handle, true) as typeof handle;
+    if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || Math.floor(plan) !== plan) plan = addressArg('cudnnMakeFusedOpsPlan', 'plan', plan, true) as typeof plan;
+    if (typeof constPack !== 'number' || !(constPack >= 0 && constPack <= 9007199254740991) || Math.floor(constPack) !== constPack) constPack = addressArg('cudnnMakeFusedOpsPlan', 'constPack', constPack, true) as typeof constPack;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudnnMakeFusedOpsPlan'))(handle, plan, constPack, s$bytes);
     if (status !== 0) throw fail('cudnnMakeFusedOpsPlan', status);
@@ -184,28 +184,28 @@ let cudnnMultiHeadAttnBackwardData$c: NativeFunction | undefined;
  * @param reserveSpaceSizeInBytes in `size_t`.
  * @param reserveSpace in/out `void *`: device memory. */
 export function cudnnMultiHeadAttnBackwardData(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsDQDO: T.Pointer, devSeqLengthsDKDV: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t | null, dout: T.Pointer, dqDesc: T.cudnnSeqDataDescriptor_t | null, dqueries: T.Pointer, queries: T.Pointer, dkDesc: T.cudnnSeqDataDescriptor_t | null, dkeys: T.Pointer, keys: T.Pointer, dvDesc: T.cudnnSeqDataDescriptor_t | null, dvalues: T.Pointer, values: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMultiHeadAttnBackwardData', 'handle', handle, true) as typeof handle;
-  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'attnDesc', attnDesc, true) as typeof attnDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnMultiHeadAttnBackwardData', 'handle', handle, true) as typeof handle;
+  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || Math.floor(attnDesc) !== attnDesc) attnDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'attnDesc', attnDesc, true) as typeof attnDesc;
   pointerArg('cudnnMultiHeadAttnBackwardData', 'loWinIdx', loWinIdx, true);
   pointerArg('cudnnMultiHeadAttnBackwardData', 'hiWinIdx', hiWinIdx, true);
   pointerArg('cudnnMultiHeadAttnBackwardData', 'devSeqLengthsDQDO', devSeqLengthsDQDO, true);
   pointerArg('cudnnMultiHeadAttnBackwardData', 'devSeqLengthsDKDV', devSeqLengthsDKDV, true);
-  if (typeof doDesc !== 'number' || !(doDesc >= 0 && doDesc <= 9007199254740991) || doDesc % 1 !== 0) doDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'doDesc', doDesc, true) as typeof doDesc;
+  if (typeof doDesc !== 'number' || !(doDesc >= 0 && doDesc <= 9007199254740991) || Math.floor(doDesc) !== doDesc) doDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'doDesc', doDesc, true) as typeof doDesc;
   pointerArg('cudnnMultiHeadAttnBackwardData', 'dout', dout, true);
-  if (typeof dqDesc !== 'number' || !(dqDesc >= 0 && dqDesc <= 9007199254740991) || dqDesc % 1 !== 0) dqDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'dqDesc', dqDesc, true) as typeof dqDesc;
+  if (typeof dqDesc !== 'number' || !(dqDesc >= 0 && dqDesc <= 9007199254740991) || Math.floor(dqDesc) !== dqDesc) dqDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'dqDesc', dqDesc, true) as typeof dqDesc;
   pointerArg('cudnnMultiHeadAttnBackwardData', 'dqueries', dqueries, true);
   pointerArg('cudnnMultiHeadAttnBackwardData', 'queries', queries, true);
-  if (typeof dkDesc !== 'number' || !(dkDesc >= 0 && dkDesc <= 9007199254740991) || dkDesc % 1 !== 0) dkDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'dkDesc', dkDesc, true) as typeof dkDesc;
+  if (typeof dkDesc !== 'number' || !(dkDesc >= 0 && dkDesc <= 9007199254740991) || Math.floor(dkDesc) !== dkDesc) dkDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'dkDesc', dkDesc, true) as typeof dkDesc;
   pointerArg('cudnnMultiHeadAttnBackwardData', 'dkeys', dkeys, true);
   pointerArg('cudnnMultiHeadAttnBackwardData', 'keys', keys, true);
-  if (typeof dvDesc !== 'number' || !(dvDesc >= 0 && dvDesc <= 9007199254740991) || dvDesc % 1 !== 0) dvDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'dvDesc', dvDesc, true) as typeof dvDesc;
+  if (typeof dvDesc !== 'number' || !(dvDesc >= 0 && dvDesc <= 9007199254740991) || Math.floor(dvDesc) !== dvDesc) dvDesc = addressArg('cudnnMultiHeadAttnBackwardData', 'dvDesc', dvDesc, true) as typeof dvDesc;
   pointerArg('cudnnMultiHeadAttnBackwardData', 'dvalues', dvalues, true);
   pointerArg('cudnnMultiHeadAttnBackwardData', 'values', values, true);
-  if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || weightSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnBackwardData', 'weightSizeInBytes', weightSizeInBytes, false);
+  if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || Math.floor(weightSizeInBytes) !== weightSizeInBytes) int64Arg('cudnnMultiHeadAttnBackwardData', 'weightSizeInBytes', weightSizeInBytes, false);
   pointerArg('cudnnMultiHeadAttnBackwardData', 'weights', weights, true);
-  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnBackwardData', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || Math.floor(workSpaceSizeInBytes) !== workSpaceSizeInBytes) int64Arg('cudnnMultiHeadAttnBackwardData', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnMultiHeadAttnBackwardData', 'workSpace', workSpace, true);
-  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnBackwardData', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
+  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || Math.floor(reserveSpaceSizeInBytes) !== reserveSpaceSizeInBytes) int64Arg('cudnnMultiHeadAttnBackwardData', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
   const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnMultiHeadAttnBackwardData', 'reserveSpace', reserveSpace, true);
   const status = (cudnnMultiHeadAttnBackwardData$c ??= binder.native('cudnnMultiHeadAttnBackwardData'))(handle, attnDesc, loWinIdx, hiWinIdx, devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc, dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace$, reserveSpaceSizeInBytes, reserveSpace$);
   if (status !== 0) throw fail('cudnnMultiHeadAttnBackwardData', status);
@@ -231,23 +231,23 @@ let cudnnMultiHeadAttnBackwardWeights$c: NativeFunction | undefined;
  * @param reserveSpaceSizeInBytes in `size_t`.
  * @param reserveSpace in/out `void *`: device memory. */
 export function cudnnMultiHeadAttnBackwardWeights(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, addGrad: T.cudnnWgradMode_t, qDesc: T.cudnnSeqDataDescriptor_t | null, queries: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t | null, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t | null, values: T.Pointer, doDesc: T.cudnnSeqDataDescriptor_t | null, dout: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, dweights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMultiHeadAttnBackwardWeights', 'handle', handle, true) as typeof handle;
-  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'attnDesc', attnDesc, true) as typeof attnDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnMultiHeadAttnBackwardWeights', 'handle', handle, true) as typeof handle;
+  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || Math.floor(attnDesc) !== attnDesc) attnDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'attnDesc', attnDesc, true) as typeof attnDesc;
   if (typeof addGrad !== 'number' || (addGrad | 0) !== addGrad) throw intError('cudnnMultiHeadAttnBackwardWeights', 'addGrad', 'i32', addGrad);
-  if (typeof qDesc !== 'number' || !(qDesc >= 0 && qDesc <= 9007199254740991) || qDesc % 1 !== 0) qDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'qDesc', qDesc, true) as typeof qDesc;
+  if (typeof qDesc !== 'number' || !(qDesc >= 0 && qDesc <= 9007199254740991) || Math.floor(qDesc) !== qDesc) qDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'qDesc', qDesc, true) as typeof qDesc;
   pointerArg('cudnnMultiHeadAttnBackwardWeights', 'queries', queries, true);
-  if (typeof kDesc !== 'number' || !(kDesc >= 0 && kDesc <= 9007199254740991) || kDesc % 1 !== 0) kDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'kDesc', kDesc, true) as typeof kDesc;
+  if (typeof kDesc !== 'number' || !(kDesc >= 0 && kDesc <= 9007199254740991) || Math.floor(kDesc) !== kDesc) kDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'kDesc', kDesc, true) as typeof kDesc;
   pointerArg('cudnnMultiHeadAttnBackwardWeights', 'keys', keys, true);
-  if (typeof vDesc !== 'number' || !(vDesc >= 0 && vDesc <= 9007199254740991) || vDesc % 1 !== 0) vDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'vDesc', vDesc, true) as typeof vDesc;
+  if (typeof vDesc !== 'number' || !(vDesc >= 0 && vDesc <= 9007199254740991) || Math.floor(vDesc) !== vDesc) vDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'vDesc', vDesc, true) as typeof vDesc;
   pointerArg('cudnnMultiHeadAttnBackwardWeights', 'values', values, true);
-  if (typeof doDesc !== 'number' || !(doDesc >= 0 && doDesc <= 9007199254740991) || doDesc % 1 !== 0) doDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'doDesc', doDesc, true) as typeof doDesc;
+  if (typeof doDesc !== 'number' || !(doDesc >= 0 && doDesc <= 9007199254740991) || Math.floor(doDesc) !== doDesc) doDesc = addressArg('cudnnMultiHeadAttnBackwardWeights', 'doDesc', doDesc, true) as typeof doDesc;
   pointerArg('cudnnMultiHeadAttnBackwardWeights', 'dout', dout, true);
-  if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || weightSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnBackwardWeights', 'weightSizeInBytes', weightSizeInBytes, false);
+  if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || Math.floor(weightSizeInBytes) !== weightSizeInBytes) int64Arg('cudnnMultiHeadAttnBackwardWeights', 'weightSizeInBytes', weightSizeInBytes, false);
   pointerArg('cudnnMultiHeadAttnBackwardWeights', 'weights', weights, true);
   pointerArg('cudnnMultiHeadAttnBackwardWeights', 'dweights', dweights, true);
-  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnBackwardWeights', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || Math.floor(workSpaceSizeInBytes) !== workSpaceSizeInBytes) int64Arg('cudnnMultiHeadAttnBackwardWeights', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnMultiHeadAttnBackwardWeights', 'workSpace', workSpace, true);
-  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnBackwardWeights', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
+  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || Math.floor(reserveSpaceSizeInBytes) !== reserveSpaceSizeInBytes) int64Arg('cudnnMultiHeadAttnBackwardWeights', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
   const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnMultiHeadAttnBackwardWeights', 'reserveSpace', reserveSpace, true);
   const status = (cudnnMultiHeadAttnBackwardWeights$c ??= binder.native('cudnnMultiHeadAttnBackwardWeights'))(handle, attnDesc, addGrad, qDesc, queries, kDesc, keys, vDesc, values, doDesc, dout, weightSizeInBytes, weights, dweights, workSpaceSizeInBytes, workSpace$, reserveSpaceSizeInBytes, reserveSpace$);
   if (status !== 0) throw fail('cudnnMultiHeadAttnBackwardWeights', status);
@@ -277,27 +277,27 @@ let cudnnMultiHeadAttnForward$c: NativeFunction | undefined;
  * @param reserveSpaceSizeInBytes in `size_t`.
  * @param reserveSpace in/out `void *`: device memory. */
 export function cudnnMultiHeadAttnForward(handle: T.cudnnHandle_t | null, attnDesc: T.cudnnAttnDescriptor_t | null, currIdx: number, loWinIdx: T.Pointer, hiWinIdx: T.Pointer, devSeqLengthsQO: T.Pointer, devSeqLengthsKV: T.Pointer, qDesc: T.cudnnSeqDataDescriptor_t | null, queries: T.Pointer, residuals: T.Pointer, kDesc: T.cudnnSeqDataDescriptor_t | null, keys: T.Pointer, vDesc: T.cudnnSeqDataDescriptor_t | null, values: T.Pointer, oDesc: T.cudnnSeqDataDescriptor_t | null, out: T.Pointer, weightSizeInBytes: T.Int64, weights: T.Pointer, workSpaceSizeInBytes: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSizeInBytes: T.Int64, reserveSpace: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnMultiHeadAttnForward', 'handle', handle, true) as typeof handle;
-  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || attnDesc % 1 !== 0) attnDesc = addressArg('cudnnMultiHeadAttnForward', 'attnDesc', attnDesc, true) as typeof attnDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnMultiHeadAttnForward', 'handle', handle, true) as typeof handle;
+  if (typeof attnDesc !== 'number' || !(attnDesc >= 0 && attnDesc <= 9007199254740991) || Math.floor(attnDesc) !== attnDesc) attnDesc = addressArg('cudnnMultiHeadAttnForward', 'attnDesc', attnDesc, true) as typeof attnDesc;
   if (typeof currIdx !== 'number' || (currIdx | 0) !== currIdx) throw intError('cudnnMultiHeadAttnForward', 'currIdx', 'i32', currIdx);
   pointerArg('cudnnMultiHeadAttnForward', 'loWinIdx', loWinIdx, true);
   pointerArg('cudnnMultiHeadAttnForward', 'hiWinIdx', hiWinIdx, true);
   pointerArg('cudnnMultiHeadAttnForward', 'devSeqLengthsQO', devSeqLengthsQO, true);
   pointerArg('cudnnMultiHeadAttnForward', 'devSeqLengthsKV', devSeqLengthsKV, true);
-  if (typeof qDesc !== 'number' || !(qDesc >= 0 && qDesc <= 9007199254740991) || qDesc % 1 !== 0) qDesc = addressArg('cudnnMultiHeadAttnForward', 'qDesc', qDesc, true) as typeof qDesc;
+  if (typeof qDesc !== 'number' || !(qDesc >= 0 && qDesc <= 9007199254740991) || Math.floor(qDesc) !== qDesc) qDesc = addressArg('cudnnMultiHeadAttnForward', 'qDesc', qDesc, true) as typeof qDesc;
   pointerArg('cudnnMultiHeadAttnForward', 'queries', queries, true);
   pointerArg('cudnnMultiHeadAttnForward', 'residuals', residuals, true);
-  if (typeof kDesc !== 'number' || !(kDesc >= 0 && kDesc <= 9007199254740991) || kDesc % 1 !== 0) kDesc = addressArg('cudnnMultiHeadAttnForward', 'kDesc', kDesc, true) as typeof kDesc;
+  if (typeof kDesc !== 'number' || !(kDesc >= 0 && kDesc <= 9007199254740991) || Math.floor(kDesc) !== kDesc) kDesc = addressArg('cudnnMultiHeadAttnForward', 'kDesc', kDesc, true) as typeof kDesc;
   pointerArg('cudnnMultiHeadAttnForward', 'keys', keys, true);
-  if (typeof vDesc !== 'number' || !(vDesc >= 0 && vDesc <= 9007199254740991) || vDesc % 1 !== 0) vDesc = addressArg('cudnnMultiHeadAttnForward', 'vDesc', vDesc, true) as typeof vDesc;
+  if (typeof vDesc !== 'number' || !(vDesc >= 0 && vDesc <= 9007199254740991) || Math.floor(vDesc) !== vDesc) vDesc = addressArg('cudnnMultiHeadAttnForward', 'vDesc', vDesc, true) as typeof vDesc;
   pointerArg('cudnnMultiHeadAttnForward', 'values', values, true);
-  if (typeof oDesc !== 'number' || !(oDesc >= 0 && oDesc <= 9007199254740991) || oDesc % 1 !== 0) oDesc = addressArg('cudnnMultiHeadAttnForward', 'oDesc', oDesc, true) as typeof oDesc;
+  if (typeof oDesc !== 'number' || !(oDesc >= 0 && oDesc <= 9007199254740991) || Math.floor(oDesc) !== oDesc) oDesc = addressArg('cudnnMultiHeadAttnForward', 'oDesc', oDesc, true) as typeof oDesc;
   pointerArg('cudnnMultiHeadAttnForward', 'out', out, true);
-  if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || weightSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnForward', 'weightSizeInBytes', weightSizeInBytes, false);
+  if (typeof weightSizeInBytes !== 'number' || !(weightSizeInBytes >= 0 && weightSizeInBytes <= 9007199254740991) || Math.floor(weightSizeInBytes) !== weightSizeInBytes) int64Arg('cudnnMultiHeadAttnForward', 'weightSizeInBytes', weightSizeInBytes, false);
   pointerArg('cudnnMultiHeadAttnForward', 'weights', weights, true);
-  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || workSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnForward', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
+  if (typeof workSpaceSizeInBytes !== 'number' || !(workSpaceSizeInBytes >= 0 && workSpaceSizeInBytes <= 9007199254740991) || Math.floor(workSpaceSizeInBytes) !== workSpaceSizeInBytes) int64Arg('cudnnMultiHeadAttnForward', 'workSpaceSizeInBytes', workSpaceSizeInBytes, false);
   const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnMultiHeadAttnForward', 'workSpace', workSpace, true);
-  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || reserveSpaceSizeInBytes % 1 !== 0) int64Arg('cudnnMultiHeadAttnForward', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
+  if (typeof reserveSpaceSizeInBytes !== 'number' || !(reserveSpaceSizeInBytes >= 0 && reserveSpaceSizeInBytes <= 9007199254740991) || Math.floor(reserveSpaceSizeInBytes) !== reserveSpaceSizeInBytes) int64Arg('cudnnMultiHeadAttnForward', 'reserveSpaceSizeInBytes', reserveSpaceSizeInBytes, false);
   const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnMultiHeadAttnForward', 'reserveSpace', reserveSpace, true);
   const status = (cudnnMultiHeadAttnForward$c ??= binder.native('cudnnMultiHeadAttnForward'))(handle, attnDesc, currIdx, loWinIdx, hiWinIdx, devSeqLengthsQO, devSeqLengthsKV, qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights, workSpaceSizeInBytes, workSpace$, reserveSpaceSizeInBytes, reserveSpace$);
   if (status !== 0) throw fail('cudnnMultiHeadAttnForward', status);

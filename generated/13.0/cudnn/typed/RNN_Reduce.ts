@@ -33,27 +33,27 @@ let cudnnRNNBackwardData_v8$c: NativeFunction | undefined;
  * @param reserveSpaceSize in `size_t`.
  * @param reserveSpace in/out `void *`: device memory. */
 export function cudnnRNNBackwardData_v8(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, devSeqLengths: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.DeviceMemory | null, dy: T.DeviceMemory | null, xDesc: T.cudnnRNNDataDescriptor_t | null, dx: T.DeviceMemory | null, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, dhy: T.Pointer, dhx: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, cx: T.Pointer, dcy: T.Pointer, dcx: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSize: T.Int64, reserveSpace: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnRNNBackwardData_v8', 'handle', handle, true) as typeof handle;
-  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNBackwardData_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnRNNBackwardData_v8', 'handle', handle, true) as typeof handle;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnRNNBackwardData_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   pointerArg('cudnnRNNBackwardData_v8', 'devSeqLengths', devSeqLengths, true);
-  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnRNNBackwardData_v8', 'yDesc', yDesc, true) as typeof yDesc;
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnRNNBackwardData_v8', 'yDesc', yDesc, true) as typeof yDesc;
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnRNNBackwardData_v8', 'y', y, true);
   const dy$ = typeof dy === 'number' && dy >= 0 && dy <= 9007199254740991 && dy % 1 === 0 ? dy : deviceArg('cudnnRNNBackwardData_v8', 'dy', dy, true);
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnRNNBackwardData_v8', 'xDesc', xDesc, true) as typeof xDesc;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnRNNBackwardData_v8', 'xDesc', xDesc, true) as typeof xDesc;
   const dx$ = typeof dx === 'number' && dx >= 0 && dx <= 9007199254740991 && dx % 1 === 0 ? dx : deviceArg('cudnnRNNBackwardData_v8', 'dx', dx, true);
-  if (typeof hDesc !== 'number' || !(hDesc >= 0 && hDesc <= 9007199254740991) || hDesc % 1 !== 0) hDesc = addressArg('cudnnRNNBackwardData_v8', 'hDesc', hDesc, true) as typeof hDesc;
+  if (typeof hDesc !== 'number' || !(hDesc >= 0 && hDesc <= 9007199254740991) || Math.floor(hDesc) !== hDesc) hDesc = addressArg('cudnnRNNBackwardData_v8', 'hDesc', hDesc, true) as typeof hDesc;
   pointerArg('cudnnRNNBackwardData_v8', 'hx', hx, true);
   pointerArg('cudnnRNNBackwardData_v8', 'dhy', dhy, true);
   pointerArg('cudnnRNNBackwardData_v8', 'dhx', dhx, true);
-  if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnRNNBackwardData_v8', 'cDesc', cDesc, true) as typeof cDesc;
+  if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || Math.floor(cDesc) !== cDesc) cDesc = addressArg('cudnnRNNBackwardData_v8', 'cDesc', cDesc, true) as typeof cDesc;
   pointerArg('cudnnRNNBackwardData_v8', 'cx', cx, true);
   pointerArg('cudnnRNNBackwardData_v8', 'dcy', dcy, true);
   pointerArg('cudnnRNNBackwardData_v8', 'dcx', dcx, true);
-  if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || weightSpaceSize % 1 !== 0) int64Arg('cudnnRNNBackwardData_v8', 'weightSpaceSize', weightSpaceSize, false);
+  if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || Math.floor(weightSpaceSize) !== weightSpaceSize) int64Arg('cudnnRNNBackwardData_v8', 'weightSpaceSize', weightSpaceSize, false);
   pointerArg('cudnnRNNBackwardData_v8', 'weightSpace', weightSpace, true);
-  if (typeof workSpaceSize !== 'number' || !(workSpaceSize >= 0 && workSpaceSize <= 9007199254740991) || workSpaceSize % 1 !== 0) int64Arg('cudnnRNNBackwardData_v8', 'workSpaceSize', workSpaceSize, false);
+  if (typeof workSpaceSize !== 'number' || !(workSpaceSize >= 0 && workSpaceSize <= 9007199254740991) || Math.floor(workSpaceSize) !== workSpaceSize) int64Arg('cudnnRNNBackwardData_v8', 'workSpaceSize', workSpaceSize, false);
   const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnRNNBackwardData_v8', 'workSpace', workSpace, true);
-  if (typeof reserveSpaceSize !== 'number' || !(reserveSpaceSize >= 0 && reserveSpaceSize <= 9007199254740991) || reserveSpaceSize % 1 !== 0) int64Arg('cudnnRNNBackwardData_v8', 'reserveSpaceSize', reserveSpaceSize, false);
+  if (typeof reserveSpaceSize !== 'number' || !(reserveSpaceSize >= 0 && reserveSpaceSize <= 9007199254740991) || Math.floor(reserveSpaceSize) !== reserveSpaceSize) int64Arg('cudnnRNNBackwardData_v8', 'reserveSpaceSize', reserveSpaceSize, false);
   const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnRNNBackwardData_v8', 'reserveSpace', reserveSpace, true);
   const status = (cudnnRNNBackwardData_v8$c ??= binder.native('cudnnRNNBackwardData_v8'))(handle, rnnDesc, devSeqLengths, yDesc, y$, dy$, xDesc, dx$, hDesc, hx, dhy, dhx, cDesc, cx, dcy, dcx, weightSpaceSize, weightSpace, workSpaceSize, workSpace$, reserveSpaceSize, reserveSpace$);
   if (status !== 0) throw fail('cudnnRNNBackwardData_v8', status);
@@ -77,21 +77,21 @@ let cudnnRNNBackwardWeights_v8$c: NativeFunction | undefined;
  * @param reserveSpaceSize in `size_t`.
  * @param reserveSpace in/out `void *`: device memory. */
 export function cudnnRNNBackwardWeights_v8(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, addGrad: T.cudnnWgradMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t | null, x: T.DeviceMemory | null, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.DeviceMemory | null, weightSpaceSize: T.Int64, dweightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSize: T.Int64, reserveSpace: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnRNNBackwardWeights_v8', 'handle', handle, true) as typeof handle;
-  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNBackwardWeights_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnRNNBackwardWeights_v8', 'handle', handle, true) as typeof handle;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnRNNBackwardWeights_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   if (typeof addGrad !== 'number' || (addGrad | 0) !== addGrad) throw intError('cudnnRNNBackwardWeights_v8', 'addGrad', 'i32', addGrad);
   pointerArg('cudnnRNNBackwardWeights_v8', 'devSeqLengths', devSeqLengths, true);
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnRNNBackwardWeights_v8', 'xDesc', xDesc, true) as typeof xDesc;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnRNNBackwardWeights_v8', 'xDesc', xDesc, true) as typeof xDesc;
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnRNNBackwardWeights_v8', 'x', x, true);
-  if (typeof hDesc !== 'number' || !(hDesc >= 0 && hDesc <= 9007199254740991) || hDesc % 1 !== 0) hDesc = addressArg('cudnnRNNBackwardWeights_v8', 'hDesc', hDesc, true) as typeof hDesc;
+  if (typeof hDesc !== 'number' || !(hDesc >= 0 && hDesc <= 9007199254740991) || Math.floor(hDesc) !== hDesc) hDesc = addressArg('cudnnRNNBackwardWeights_v8', 'hDesc', hDesc, true) as typeof hDesc;
   pointerArg('cudnnRNNBackwardWeights_v8', 'hx', hx, true);
-  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnRNNBackwardWeights_v8', 'yDesc', yDesc, true) as typeof yDesc;
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnRNNBackwardWeights_v8', 'yDesc', yDesc, true) as typeof yDesc;
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnRNNBackwardWeights_v8', 'y', y, true);
-  if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || weightSpaceSize % 1 !== 0) int64Arg('cudnnRNNBackwardWeights_v8', 'weightSpaceSize', weightSpaceSize, false);
+  if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || Math.floor(weightSpaceSize) !== weightSpaceSize) int64Arg('cudnnRNNBackwardWeights_v8', 'weightSpaceSize', weightSpaceSize, false);
   pointerArg('cudnnRNNBackwardWeights_v8', 'dweightSpace', dweightSpace, true);
-  if (typeof workSpaceSize !== 'number' || !(workSpaceSize >= 0 && workSpaceSize <= 9007199254740991) || workSpaceSize % 1 !== 0) int64Arg('cudnnRNNBackwardWeights_v8', 'workSpaceSize', workSpaceSize, false);
+  if (typeof workSpaceSize !== 'number' || !(workSpaceSize >= 0 && workSpaceSize <= 9007199254740991) || Math.floor(workSpaceSize) !== workSpaceSize) int64Arg('cudnnRNNBackwardWeights_v8', 'workSpaceSize', workSpaceSize, false);
   const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnRNNBackwardWeights_v8', 'workSpace', workSpace, true);
-  if (typeof reserveSpaceSize !== 'number' || !(reserveSpaceSize >= 0 && reserveSpaceSize <= 9007199254740991) || reserveSpaceSize % 1 !== 0) int64Arg('cudnnRNNBackwardWeights_v8', 'reserveSpaceSize', reserveSpaceSize, false);
+  if (typeof reserveSpaceSize !== 'number' || !(reserveSpaceSize >= 0 && reserveSpaceSize <= 9007199254740991) || Math.floor(reserveSpaceSize) !== reserveSpaceSize) int64Arg('cudnnRNNBackwardWeights_v8', 'reserveSpaceSize', reserveSpaceSize, false);
   const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnRNNBackwardWeights_v8', 'reserveSpace', reserveSpace, true);
   const status = (cudnnRNNBackwardWeights_v8$c ??= binder.native('cudnnRNNBackwardWeights_v8'))(handle, rnnDesc, addGrad, devSeqLengths, xDesc, x$, hDesc, hx, yDesc, y$, weightSpaceSize, dweightSpace, workSpaceSize, workSpace$, reserveSpaceSize, reserveSpace$);
   if (status !== 0) throw fail('cudnnRNNBackwardWeights_v8', status);
@@ -119,25 +119,25 @@ let cudnnRNNForward$c: NativeFunction | undefined;
  * @param reserveSpaceSize in `size_t`.
  * @param reserveSpace in/out `void *`: device memory. */
 export function cudnnRNNForward(handle: T.cudnnHandle_t | null, rnnDesc: T.cudnnRNNDescriptor_t | null, fwdMode: T.cudnnForwardMode_t, devSeqLengths: T.Pointer, xDesc: T.cudnnRNNDataDescriptor_t | null, x: T.DeviceMemory | null, yDesc: T.cudnnRNNDataDescriptor_t | null, y: T.DeviceMemory | null, hDesc: T.cudnnTensorDescriptor_t | null, hx: T.Pointer, hy: T.Pointer, cDesc: T.cudnnTensorDescriptor_t | null, cx: T.Pointer, cy: T.Pointer, weightSpaceSize: T.Int64, weightSpace: T.Pointer, workSpaceSize: T.Int64, workSpace: T.DeviceMemory | null, reserveSpaceSize: T.Int64, reserveSpace: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnRNNForward', 'handle', handle, true) as typeof handle;
-  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNForward', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnRNNForward', 'handle', handle, true) as typeof handle;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnRNNForward', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   if (typeof fwdMode !== 'number' || (fwdMode | 0) !== fwdMode) throw intError('cudnnRNNForward', 'fwdMode', 'i32', fwdMode);
   pointerArg('cudnnRNNForward', 'devSeqLengths', devSeqLengths, true);
-  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || xDesc % 1 !== 0) xDesc = addressArg('cudnnRNNForward', 'xDesc', xDesc, true) as typeof xDesc;
+  if (typeof xDesc !== 'number' || !(xDesc >= 0 && xDesc <= 9007199254740991) || Math.floor(xDesc) !== xDesc) xDesc = addressArg('cudnnRNNForward', 'xDesc', xDesc, true) as typeof xDesc;
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cudnnRNNForward', 'x', x, true);
-  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || yDesc % 1 !== 0) yDesc = addressArg('cudnnRNNForward', 'yDesc', yDesc, true) as typeof yDesc;
+  if (typeof yDesc !== 'number' || !(yDesc >= 0 && yDesc <= 9007199254740991) || Math.floor(yDesc) !== yDesc) yDesc = addressArg('cudnnRNNForward', 'yDesc', yDesc, true) as typeof yDesc;
   const y$ = typeof y === 'number' && y >= 0 && y <= 9007199254740991 && y % 1 === 0 ? y : deviceArg('cudnnRNNForward', 'y', y, true);
-  if (typeof hDesc !== 'number' || !(hDesc >= 0 && hDesc <= 9007199254740991) || hDesc % 1 !== 0) hDesc = addressArg('cudnnRNNForward', 'hDesc', hDesc, true) as typeof hDesc;
+  if (typeof hDesc !== 'number' || !(hDesc >= 0 && hDesc <= 9007199254740991) || Math.floor(hDesc) !== hDesc) hDesc = addressArg('cudnnRNNForward', 'hDesc', hDesc, true) as typeof hDesc;
   pointerArg('cudnnRNNForward', 'hx', hx, true);
   pointerArg('cudnnRNNForward', 'hy', hy, true);
-  if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnRNNForward', 'cDesc', cDesc, true) as typeof cDesc;
+  if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || Math.floor(cDesc) !== cDesc) cDesc = addressArg('cudnnRNNForward', 'cDesc', cDesc, true) as typeof cDesc;
   pointerArg('cudnnRNNForward', 'cx', cx, true);
   pointerArg('cudnnRNNForward', 'cy', cy, true);
-  if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || weightSpaceSize % 1 !== 0) int64Arg('cudnnRNNForward', 'weightSpaceSize', weightSpaceSize, false);
+  if (typeof weightSpaceSize !== 'number' || !(weightSpaceSize >= 0 && weightSpaceSize <= 9007199254740991) || Math.floor(weightSpaceSize) !== weightSpaceSize) int64Arg('cudnnRNNForward', 'weightSpaceSize', weightSpaceSize, false);
   pointerArg('cudnnRNNForward', 'weightSpace', weightSpace, true);
-  if (typeof workSpaceSize !== 'number' || !(workSpaceSize >= 0 && workSpaceSize <= 9007199254740991) || workSpaceSize % 1 !== 0) int64Arg('cudnnRNNForward', 'workSpaceSize', workSpaceSize, false);
+  if (typeof workSpaceSize !== 'number' || !(workSpaceSize >= 0 && workSpaceSize <= 9007199254740991) || Math.floor(workSpaceSize) !== workSpaceSize) int64Arg('cudnnRNNForward', 'workSpaceSize', workSpaceSize, false);
   const workSpace$ = typeof workSpace === 'number' && workSpace >= 0 && workSpace <= 9007199254740991 && workSpace % 1 === 0 ? workSpace : deviceArg('cudnnRNNForward', 'workSpace', workSpace, true);
-  if (typeof reserveSpaceSize !== 'number' || !(reserveSpaceSize >= 0 && reserveSpaceSize <= 9007199254740991) || reserveSpaceSize % 1 !== 0) int64Arg('cudnnRNNForward', 'reserveSpaceSize', reserveSpaceSize, false);
+  if (typeof reserveSpaceSize !== 'number' || !(reserveSpaceSize >= 0 && reserveSpaceSize <= 9007199254740991) || Math.floor(reserveSpaceSize) !== reserveSpaceSize) int64Arg('cudnnRNNForward', 'reserveSpaceSize', reserveSpaceSize, false);
   const reserveSpace$ = typeof reserveSpace === 'number' && reserveSpace >= 0 && reserveSpace <= 9007199254740991 && reserveSpace % 1 === 0 ? reserveSpace : deviceArg('cudnnRNNForward', 'reserveSpace', reserveSpace, true);
   const status = (cudnnRNNForward$c ??= binder.native('cudnnRNNForward'))(handle, rnnDesc, fwdMode, devSeqLengths, xDesc, x$, yDesc, y$, hDesc, hx, hy, cDesc, cx, cy, weightSpaceSize, weightSpace, workSpaceSize, workSpace$, reserveSpaceSize, reserveSpace$);
   if (status !== 0) throw fail('cudnnRNNForward', status);
@@ -157,7 +157,7 @@ function bind$cudnnRNNGetClip_v8(): typeof cudnnRNNGetClip_v8 {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnRNNGetClip_v8(rnnDesc, lclip, rclip) {
-    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNGetClip_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnRNNGetClip_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
     s$f64[0] = 0;
     s$f64[1] = 0;
     pointerArg('cudnnRNNGetClip_v8', 'lclip', lclip, true);
@@ -182,7 +182,7 @@ function bind$cudnnRNNGetClip_v9(): typeof cudnnRNNGetClip_v9 {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudnnRNNGetClip_v9(rnnDesc, lclip, rclip) {
-    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNGetClip_v9', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+    if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnRNNGetClip_v9', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
     s$f64[0] = 0;
     pointerArg('cudnnRNNGetClip_v9', 'lclip', lclip, true);
     pointerArg('cudnnRNNGetClip_v9', 'rclip', rclip, true);
@@ -199,7 +199,7 @@ let cudnnRNNSetClip_v8$c: NativeFunction | undefined;
  * @param lclip in `double`.
  * @param rclip in `double`. */
 export function cudnnRNNSetClip_v8(rnnDesc: T.cudnnRNNDescriptor_t | null, clipMode: T.cudnnRNNClipMode_t, clipNanOpt: T.cudnnNanPropagation_t, lclip: number, rclip: number): void {
-  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNSetClip_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnRNNSetClip_v8', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   if (typeof clipMode !== 'number' || (clipMode | 0) !== clipMode) throw intError('cudnnRNNSetClip_v8', 'clipMode', 'i32', clipMode);
   if (typeof clipNanOpt !== 'number' || (clipNanOpt | 0) !== clipNanOpt) throw intError('cudnnRNNSetClip_v8', 'clipNanOpt', 'i32', clipNanOpt);
   if (typeof lclip !== 'number') throw argError('cudnnRNNSetClip_v8', 'lclip', 'a number', lclip);
@@ -214,7 +214,7 @@ let cudnnRNNSetClip_v9$c: NativeFunction | undefined;
  * @param lclip in `double`.
  * @param rclip in `double`. */
 export function cudnnRNNSetClip_v9(rnnDesc: T.cudnnRNNDescriptor_t | null, clipMode: T.cudnnRNNClipMode_t, lclip: number, rclip: number): void {
-  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || rnnDesc % 1 !== 0) rnnDesc = addressArg('cudnnRNNSetClip_v9', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
+  if (typeof rnnDesc !== 'number' || !(rnnDesc >= 0 && rnnDesc <= 9007199254740991) || Math.floor(rnnDesc) !== rnnDesc) rnnDesc = addressArg('cudnnRNNSetClip_v9', 'rnnDesc', rnnDesc, true) as typeof rnnDesc;
   if (typeof clipMode !== 'number' || (clipMode | 0) !== clipMode) throw intError('cudnnRNNSetClip_v9', 'clipMode', 'i32', clipMode);
   if (typeof lclip !== 'number') throw argError('cudnnRNNSetClip_v9', 'lclip', 'a number', lclip);
   if (typeof rclip !== 'number') throw argError('cudnnRNNSetClip_v9', 'rclip', 'a number', rclip);
@@ -244,17 +244,17 @@ function bind$cudnnReduceTensor(): typeof cudnnReduceTensor {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cudnnReduceTensor(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha, aDesc, A, beta, cDesc, C) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cudnnReduceTensor', 'handle', handle, true) as typeof handle;
-    if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || reduceTensorDesc % 1 !== 0) reduceTensorDesc = addressArg('cudnnReduceTensor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cudnnReduceTensor', 'handle', handle, true) as typeof handle;
+    if (typeof reduceTensorDesc !== 'number' || !(reduceTensorDesc >= 0 && reduceTensorDesc <= 9007199254740991) || Math.floor(reduceTensorDesc) !== reduceTensorDesc) reduceTensorDesc = addressArg('cudnnReduceTensor', 'reduceTensorDesc', reduceTensorDesc, true) as typeof reduceTensorDesc;
     pointerArg('cudnnReduceTensor', 'indices', indices, true);
-    if (typeof indicesSizeInBytes !== 'number' || !(indicesSizeInBytes >= 0 && indicesSizeInBytes <= 9007199254740991) || indicesSizeInBytes % 1 !== 0) int64Arg('cudnnReduceTensor', 'indicesSizeInBytes', indicesSizeInBytes, false);
+    if (typeof indicesSizeInBytes !== 'number' || !(indicesSizeInBytes >= 0 && indicesSizeInBytes <= 9007199254740991) || Math.floor(indicesSizeInBytes) !== indicesSizeInBytes) int64Arg('cudnnReduceTensor', 'indicesSizeInBytes', indicesSizeInBytes, false);
     pointerArg('cudnnReduceTensor', 'workspace', workspace, true);
-    if (typeof workspaceSizeInBytes !== 'number' || !(workspaceSizeInBytes >= 0 && workspaceSizeInBytes <= 9007199254740991) || workspaceSizeInBytes % 1 !== 0) int64Arg('cudnnReduceTensor', 'workspaceSizeInBytes', workspaceSizeInBytes, false);
+    if (typeof workspaceSizeInBytes !== 'number' || !(workspaceSizeInBytes >= 0 && workspaceSizeInBytes <= 9007199254740991) || Math.floor(workspaceSizeInBytes) !== workspaceSizeInBytes) int64Arg('cudnnReduceTensor', 'workspaceSizeInBytes', workspaceSizeInBytes, false);
     const alpha$ = scalarArg('cudnnReduceTensor', 'alpha', 'untyped', 'host', alpha, s$slot0);
-    if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || aDesc % 1 !== 0) aDesc = addressArg('cudnnReduceTensor', 'aDesc', aDesc, true) as typeof aDesc;
+    if (typeof aDesc !== 'number' || !(aDesc >= 0 && aDesc <= 9007199254740991) || Math.floor(aDesc) !== aDesc) aDesc = addressArg('cudnnReduceTensor', 'aDesc', aDesc, true) as typeof aDesc;
     pointerArg('cudnnReduceTensor', 'A', A, true);
     const beta$ = scalarArg('cudnnReduceTensor', 'beta', 'untyped', 'host', beta, s$slot1);
-    if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || cDesc % 1 !== 0) cDesc = addressArg('cudnnReduceTensor', 'cDesc', cDesc, true) as typeof cDesc;
+    if (typeof cDesc !== 'number' || !(cDesc >= 0 && cDesc <= 9007199254740991) || Math.floor(cDesc) !== cDesc) cDesc = addressArg('cudnnReduceTensor', 'cDesc', cDesc, true) as typeof cDesc;
     pointerArg('cudnnReduceTensor', 'C', C, true);
     const status = (native$ ??= binder.native('cudnnReduceTensor'))(handle, reduceTensorDesc, indices, indicesSizeInBytes, workspace, workspaceSizeInBytes, alpha$, aDesc, A, beta$, cDesc, C);
     if (status !== 0) throw fail('cudnnReduceTensor', status);

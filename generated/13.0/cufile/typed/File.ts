@@ -102,7 +102,7 @@ let cuFileBufRegister$c: NativeFunction | undefined;
  * @param flags in `int`. */
 export function cuFileBufRegister(bufPtr_base: T.Pointer, length: T.Int64, flags: number): void {
   pointerArg('cuFileBufRegister', 'bufPtr_base', bufPtr_base, true);
-  if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || length % 1 !== 0) int64Arg('cuFileBufRegister', 'length', length, false);
+  if (typeof length !== 'number' || !(length >= 0 && length <= 9007199254740991) || Math.floor(length) !== length) int64Arg('cuFileBufRegister', 'length', length, false);
   if (typeof flags !== 'number' || (flags | 0) !== flags) throw intError('cuFileBufRegister', 'flags', 'i32', flags);
   const status = ((cuFileBufRegister$c ??= binder.native('cuFileBufRegister'))(bufPtr_base, length, flags) as { err: number }).err;
   if (status !== 0) throw fail('cuFileBufRegister', status);
@@ -131,7 +131,7 @@ let cuFileDriverSetMaxCacheSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxCacheSize(size_t max_cache_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param max_cache_size in `size_t`. */
 export function cuFileDriverSetMaxCacheSize(max_cache_size: T.Int64): void {
-  if (typeof max_cache_size !== 'number' || !(max_cache_size >= 0 && max_cache_size <= 9007199254740991) || max_cache_size % 1 !== 0) int64Arg('cuFileDriverSetMaxCacheSize', 'max_cache_size', max_cache_size, false);
+  if (typeof max_cache_size !== 'number' || !(max_cache_size >= 0 && max_cache_size <= 9007199254740991) || Math.floor(max_cache_size) !== max_cache_size) int64Arg('cuFileDriverSetMaxCacheSize', 'max_cache_size', max_cache_size, false);
   const status = ((cuFileDriverSetMaxCacheSize$c ??= binder.native('cuFileDriverSetMaxCacheSize'))(max_cache_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxCacheSize', status);
 }
@@ -139,7 +139,7 @@ let cuFileDriverSetMaxDirectIOSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxDirectIOSize(size_t max_direct_io_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param max_direct_io_size in `size_t`. */
 export function cuFileDriverSetMaxDirectIOSize(max_direct_io_size: T.Int64): void {
-  if (typeof max_direct_io_size !== 'number' || !(max_direct_io_size >= 0 && max_direct_io_size <= 9007199254740991) || max_direct_io_size % 1 !== 0) int64Arg('cuFileDriverSetMaxDirectIOSize', 'max_direct_io_size', max_direct_io_size, false);
+  if (typeof max_direct_io_size !== 'number' || !(max_direct_io_size >= 0 && max_direct_io_size <= 9007199254740991) || Math.floor(max_direct_io_size) !== max_direct_io_size) int64Arg('cuFileDriverSetMaxDirectIOSize', 'max_direct_io_size', max_direct_io_size, false);
   const status = ((cuFileDriverSetMaxDirectIOSize$c ??= binder.native('cuFileDriverSetMaxDirectIOSize'))(max_direct_io_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxDirectIOSize', status);
 }
@@ -147,7 +147,7 @@ let cuFileDriverSetMaxPinnedMemSize$c: NativeFunction | undefined;
 /** `CUfileError_t cuFileDriverSetMaxPinnedMemSize(size_t max_pinned_size)` · cufile.h · CUDA 13.0 Throws {@link CufileError}; a bad argument throws TypeError or RangeError before any call.
  * @param max_pinned_size in `size_t`. */
 export function cuFileDriverSetMaxPinnedMemSize(max_pinned_size: T.Int64): void {
-  if (typeof max_pinned_size !== 'number' || !(max_pinned_size >= 0 && max_pinned_size <= 9007199254740991) || max_pinned_size % 1 !== 0) int64Arg('cuFileDriverSetMaxPinnedMemSize', 'max_pinned_size', max_pinned_size, false);
+  if (typeof max_pinned_size !== 'number' || !(max_pinned_size >= 0 && max_pinned_size <= 9007199254740991) || Math.floor(max_pinned_size) !== max_pinned_size) int64Arg('cuFileDriverSetMaxPinnedMemSize', 'max_pinned_size', max_pinned_size, false);
   const status = ((cuFileDriverSetMaxPinnedMemSize$c ??= binder.native('cuFileDriverSetMaxPinnedMemSize'))(max_pinned_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetMaxPinnedMemSize', status);
 }
@@ -157,7 +157,7 @@ let cuFileDriverSetPollMode$c: NativeFunction | undefined;
  * @param poll_threshold_size in `size_t`. */
 export function cuFileDriverSetPollMode(poll: boolean, poll_threshold_size: T.Int64): void {
   if (typeof poll !== 'boolean') throw argError('cuFileDriverSetPollMode', 'poll', 'a boolean', poll);
-  if (typeof poll_threshold_size !== 'number' || !(poll_threshold_size >= 0 && poll_threshold_size <= 9007199254740991) || poll_threshold_size % 1 !== 0) int64Arg('cuFileDriverSetPollMode', 'poll_threshold_size', poll_threshold_size, false);
+  if (typeof poll_threshold_size !== 'number' || !(poll_threshold_size >= 0 && poll_threshold_size <= 9007199254740991) || Math.floor(poll_threshold_size) !== poll_threshold_size) int64Arg('cuFileDriverSetPollMode', 'poll_threshold_size', poll_threshold_size, false);
   const status = ((cuFileDriverSetPollMode$c ??= binder.native('cuFileDriverSetPollMode'))(poll, poll_threshold_size) as { err: number }).err;
   if (status !== 0) throw fail('cuFileDriverSetPollMode', status);
 }
@@ -394,11 +394,11 @@ let cuFileRead$c: NativeFunction | undefined;
  * @returns `ssize_t` */
 export function cuFileRead(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, bufPtr_offset: T.Int64): number | bigint {
   pointerArg('cuFileRead', 'fh', fh, false);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileRead', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuFileRead', 'size', size, false);
   pointerArg('cuFileRead', 'bufPtr_base', bufPtr_base, true, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileRead', 'size', size, false);
-  if (typeof file_offset !== 'number' || !(file_offset >= -9007199254740991 && file_offset <= 9007199254740991) || file_offset % 1 !== 0) int64Arg('cuFileRead', 'file_offset', file_offset, true);
-  if (typeof bufPtr_offset !== 'number' || !(bufPtr_offset >= -9007199254740991 && bufPtr_offset <= 9007199254740991) || bufPtr_offset % 1 !== 0) int64Arg('cuFileRead', 'bufPtr_offset', bufPtr_offset, true);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuFileRead', 'size', size, false);
+  if (typeof file_offset !== 'number' || !(file_offset >= -9007199254740991 && file_offset <= 9007199254740991) || Math.floor(file_offset) !== file_offset) int64Arg('cuFileRead', 'file_offset', file_offset, true);
+  if (typeof bufPtr_offset !== 'number' || !(bufPtr_offset >= -9007199254740991 && bufPtr_offset <= 9007199254740991) || Math.floor(bufPtr_offset) !== bufPtr_offset) int64Arg('cuFileRead', 'bufPtr_offset', bufPtr_offset, true);
   const result = (cuFileRead$c ??= binder.native('cuFileRead'))(fh, bufPtr_base, size, file_offset, bufPtr_offset);
   return result;
 }
@@ -419,7 +419,7 @@ export function cuFileReadAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: T
   pointerArg('cuFileReadAsync', 'file_offset_p', file_offset_p, false);
   pointerArg('cuFileReadAsync', 'bufPtr_offset_p', bufPtr_offset_p, false);
   pointerArg('cuFileReadAsync', 'bytes_read_p', bytes_read_p, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuFileReadAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuFileReadAsync', 'stream', stream, true) as typeof stream;
   const status = ((cuFileReadAsync$c ??= binder.native('cuFileReadAsync'))(fh, bufPtr_base, size_p, file_offset_p, bufPtr_offset_p, bytes_read_p, stream) as { err: number }).err;
   if (status !== 0) throw fail('cuFileReadAsync', status);
 }
@@ -453,7 +453,7 @@ let cuFileSetParameterSizeT$c: NativeFunction | undefined;
  * @remarks Since CUDA 13.0. */
 export function cuFileSetParameterSizeT(param: T.CUFileSizeTConfigParameter_t, value: T.Int64): void {
   if (typeof param !== 'number' || (param | 0) !== param) throw intError('cuFileSetParameterSizeT', 'param', 'i32', param);
-  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cuFileSetParameterSizeT', 'value', value, false);
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cuFileSetParameterSizeT', 'value', value, false);
   const status = ((cuFileSetParameterSizeT$c ??= binder.native('cuFileSetParameterSizeT'))(param, value) as { err: number }).err;
   if (status !== 0) throw fail('cuFileSetParameterSizeT', status);
 }
@@ -503,7 +503,7 @@ let cuFileStreamDeregister$c: NativeFunction | undefined;
  * @param stream in `CUstream`.
  * @remarks Since CUDA 12.5. */
 export function cuFileStreamDeregister(stream: T.CUstream | null): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuFileStreamDeregister', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuFileStreamDeregister', 'stream', stream, true) as typeof stream;
   const status = ((cuFileStreamDeregister$c ??= binder.native('cuFileStreamDeregister'))(stream) as { err: number }).err;
   if (status !== 0) throw fail('cuFileStreamDeregister', status);
 }
@@ -513,7 +513,7 @@ let cuFileStreamRegister$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks Since CUDA 12.5. */
 export function cuFileStreamRegister(stream: T.CUstream | null, flags: number): void {
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuFileStreamRegister', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuFileStreamRegister', 'stream', stream, true) as typeof stream;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuFileStreamRegister', 'flags', 'u32', flags);
   const status = ((cuFileStreamRegister$c ??= binder.native('cuFileStreamRegister'))(stream, flags) as { err: number }).err;
   if (status !== 0) throw fail('cuFileStreamRegister', status);
@@ -535,11 +535,11 @@ let cuFileWrite$c: NativeFunction | undefined;
  * @returns `ssize_t` */
 export function cuFileWrite(fh: T.Pointer, bufPtr_base: T.Pointer, size: T.Int64, file_offset: T.Int64, bufPtr_offset: T.Int64): number | bigint {
   pointerArg('cuFileWrite', 'fh', fh, false);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileWrite', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuFileWrite', 'size', size, false);
   pointerArg('cuFileWrite', 'bufPtr_base', bufPtr_base, true, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuFileWrite', 'size', size, false);
-  if (typeof file_offset !== 'number' || !(file_offset >= -9007199254740991 && file_offset <= 9007199254740991) || file_offset % 1 !== 0) int64Arg('cuFileWrite', 'file_offset', file_offset, true);
-  if (typeof bufPtr_offset !== 'number' || !(bufPtr_offset >= -9007199254740991 && bufPtr_offset <= 9007199254740991) || bufPtr_offset % 1 !== 0) int64Arg('cuFileWrite', 'bufPtr_offset', bufPtr_offset, true);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuFileWrite', 'size', size, false);
+  if (typeof file_offset !== 'number' || !(file_offset >= -9007199254740991 && file_offset <= 9007199254740991) || Math.floor(file_offset) !== file_offset) int64Arg('cuFileWrite', 'file_offset', file_offset, true);
+  if (typeof bufPtr_offset !== 'number' || !(bufPtr_offset >= -9007199254740991 && bufPtr_offset <= 9007199254740991) || Math.floor(bufPtr_offset) !== bufPtr_offset) int64Arg('cuFileWrite', 'bufPtr_offset', bufPtr_offset, true);
   const result = (cuFileWrite$c ??= binder.native('cuFileWrite'))(fh, bufPtr_base, size, file_offset, bufPtr_offset);
   return result;
 }
@@ -560,7 +560,7 @@ export function cuFileWriteAsync(fh: T.Pointer, bufPtr_base: T.Pointer, size_p: 
   pointerArg('cuFileWriteAsync', 'file_offset_p', file_offset_p, false);
   pointerArg('cuFileWriteAsync', 'bufPtr_offset_p', bufPtr_offset_p, false);
   pointerArg('cuFileWriteAsync', 'bytes_written_p', bytes_written_p, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuFileWriteAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuFileWriteAsync', 'stream', stream, true) as typeof stream;
   const status = ((cuFileWriteAsync$c ??= binder.native('cuFileWriteAsync'))(fh, bufPtr_base, size_p, file_offset_p, bufPtr_offset_p, bytes_written_p, stream) as { err: number }).err;
   if (status !== 0) throw fail('cuFileWriteAsync', status);
 }

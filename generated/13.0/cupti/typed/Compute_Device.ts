@@ -49,7 +49,7 @@ function bind$cuptiDeviceEnumEventDomains(): typeof cuptiDeviceEnumEventDomains 
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuptiDeviceEnumEventDomains(device, arraySizeBytes, domainArray) {
     if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuptiDeviceEnumEventDomains', 'device', 'i32', device);
-    if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || arraySizeBytes % 1 !== 0) int64Arg('cuptiDeviceEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
+    if (typeof arraySizeBytes !== 'number' || !(arraySizeBytes >= 0 && arraySizeBytes <= 9007199254740991) || Math.floor(arraySizeBytes) !== arraySizeBytes) int64Arg('cuptiDeviceEnumEventDomains', 'arraySizeBytes', arraySizeBytes, false);
     s$u64[0] = BigInt(arraySizeBytes as number | bigint);
     pointerArg('cuptiDeviceEnumEventDomains', 'domainArray', domainArray, false);
     const status = (native$ ??= binder.native('cuptiDeviceEnumEventDomains'))(device, s$bytes, domainArray);

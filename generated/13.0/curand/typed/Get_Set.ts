@@ -87,8 +87,8 @@ let curandSetGeneratorOffset$c: NativeFunction | undefined;
  * @param generator in `curandGenerator_t`.
  * @param offset in `unsigned long long`. */
 export function curandSetGeneratorOffset(generator: T.curandGenerator_t | null, offset: T.Int64): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetGeneratorOffset', 'generator', generator, true) as typeof generator;
-  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('curandSetGeneratorOffset', 'offset', offset, false);
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetGeneratorOffset', 'generator', generator, true) as typeof generator;
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || Math.floor(offset) !== offset) int64Arg('curandSetGeneratorOffset', 'offset', offset, false);
   const status = (curandSetGeneratorOffset$c ??= binder.native('curandSetGeneratorOffset'))(generator, offset);
   if (status !== 0) throw fail('curandSetGeneratorOffset', status);
 }
@@ -97,7 +97,7 @@ let curandSetGeneratorOrdering$c: NativeFunction | undefined;
  * @param generator in `curandGenerator_t`.
  * @param order in `curandOrdering_t`. */
 export function curandSetGeneratorOrdering(generator: T.curandGenerator_t | null, order: T.curandOrdering_t): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetGeneratorOrdering', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetGeneratorOrdering', 'generator', generator, true) as typeof generator;
   if (typeof order !== 'number' || (order | 0) !== order) throw intError('curandSetGeneratorOrdering', 'order', 'i32', order);
   const status = (curandSetGeneratorOrdering$c ??= binder.native('curandSetGeneratorOrdering'))(generator, order);
   if (status !== 0) throw fail('curandSetGeneratorOrdering', status);
@@ -107,8 +107,8 @@ let curandSetPseudoRandomGeneratorSeed$c: NativeFunction | undefined;
  * @param generator in `curandGenerator_t`.
  * @param seed in `unsigned long long`. */
 export function curandSetPseudoRandomGeneratorSeed(generator: T.curandGenerator_t | null, seed: T.Int64): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetPseudoRandomGeneratorSeed', 'generator', generator, true) as typeof generator;
-  if (typeof seed !== 'number' || !(seed >= 0 && seed <= 9007199254740991) || seed % 1 !== 0) int64Arg('curandSetPseudoRandomGeneratorSeed', 'seed', seed, false);
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetPseudoRandomGeneratorSeed', 'generator', generator, true) as typeof generator;
+  if (typeof seed !== 'number' || !(seed >= 0 && seed <= 9007199254740991) || Math.floor(seed) !== seed) int64Arg('curandSetPseudoRandomGeneratorSeed', 'seed', seed, false);
   const status = (curandSetPseudoRandomGeneratorSeed$c ??= binder.native('curandSetPseudoRandomGeneratorSeed'))(generator, seed);
   if (status !== 0) throw fail('curandSetPseudoRandomGeneratorSeed', status);
 }
@@ -117,7 +117,7 @@ let curandSetQuasiRandomGeneratorDimensions$c: NativeFunction | undefined;
  * @param generator in `curandGenerator_t`.
  * @param num_dimensions in `unsigned int`. */
 export function curandSetQuasiRandomGeneratorDimensions(generator: T.curandGenerator_t | null, num_dimensions: number): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetQuasiRandomGeneratorDimensions', 'generator', generator, true) as typeof generator;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetQuasiRandomGeneratorDimensions', 'generator', generator, true) as typeof generator;
   if (typeof num_dimensions !== 'number' || (num_dimensions >>> 0) !== num_dimensions) throw intError('curandSetQuasiRandomGeneratorDimensions', 'num_dimensions', 'u32', num_dimensions);
   const status = (curandSetQuasiRandomGeneratorDimensions$c ??= binder.native('curandSetQuasiRandomGeneratorDimensions'))(generator, num_dimensions);
   if (status !== 0) throw fail('curandSetQuasiRandomGeneratorDimensions', status);
@@ -127,8 +127,8 @@ let curandSetStream$c: NativeFunction | undefined;
  * @param generator in `curandGenerator_t`.
  * @param stream in `cudaStream_t`. */
 export function curandSetStream(generator: T.curandGenerator_t | null, stream: T.cudaStream_t | null): void {
-  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || generator % 1 !== 0) generator = addressArg('curandSetStream', 'generator', generator, true) as typeof generator;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('curandSetStream', 'stream', stream, true) as typeof stream;
+  if (typeof generator !== 'number' || !(generator >= 0 && generator <= 9007199254740991) || Math.floor(generator) !== generator) generator = addressArg('curandSetStream', 'generator', generator, true) as typeof generator;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('curandSetStream', 'stream', stream, true) as typeof stream;
   const status = (curandSetStream$c ??= binder.native('curandSetStream'))(generator, stream);
   if (status !== 0) throw fail('curandSetStream', status);
 }

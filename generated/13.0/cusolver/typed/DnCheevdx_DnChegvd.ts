@@ -35,7 +35,7 @@ function bind$cusolverDnCheevdx(): typeof cusolverDnCheevdx {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnCheevdx(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W, work, lwork, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevdx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCheevdx', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevdx', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnCheevdx', 'range', 'i32', range);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevdx', 'uplo', 'i32', uplo);
@@ -80,7 +80,7 @@ function bind$cusolverDnCheevdx_bufferSize(): typeof cusolverDnCheevdx_bufferSiz
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnCheevdx_bufferSize(handle, jobz, range, uplo, n_, A, lda, vl, vu, il, iu, W) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCheevdx_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevdx_bufferSize', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnCheevdx_bufferSize', 'range', 'i32', range);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevdx_bufferSize', 'uplo', 'i32', uplo);
@@ -113,7 +113,7 @@ let cusolverDnCheevj$c: NativeFunction | undefined;
  * @param info out `int *`: device memory.
  * @param params in `syevjInfo_t`. */
 export function cusolverDnCheevj(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.syevjInfo_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevj', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCheevj', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevj', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevj', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevj', 'n', 'i32', n_);
@@ -123,7 +123,7 @@ export function cusolverDnCheevj(handle: T.cusolverDnHandle_t | null, jobz: T.cu
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnCheevj', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnCheevj', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnCheevj', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCheevj', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnCheevj', 'params', params, true) as typeof params;
   const status = (cusolverDnCheevj$c ??= binder.native('cusolverDnCheevj'))(handle, jobz, uplo, n_, A$, lda, W$, work$, lwork, info$, params);
   if (status !== 0) throw fail('cusolverDnCheevj', status);
 }
@@ -142,7 +142,7 @@ let cusolverDnCheevjBatched$c: NativeFunction | undefined;
  * @param params in `syevjInfo_t`.
  * @param batchSize in `int`. */
 export function cusolverDnCheevjBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.syevjInfo_t | null, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevjBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCheevjBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevjBatched', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevjBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevjBatched', 'n', 'i32', n_);
@@ -152,7 +152,7 @@ export function cusolverDnCheevjBatched(handle: T.cusolverDnHandle_t | null, job
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnCheevjBatched', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnCheevjBatched', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnCheevjBatched', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCheevjBatched', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnCheevjBatched', 'params', params, true) as typeof params;
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCheevjBatched', 'batchSize', 'i32', batchSize);
   const status = (cusolverDnCheevjBatched$c ??= binder.native('cusolverDnCheevjBatched'))(handle, jobz, uplo, n_, A$, lda, W$, work$, lwork, info$, params, batchSize);
   if (status !== 0) throw fail('cusolverDnCheevjBatched', status);
@@ -178,7 +178,7 @@ function bind$cusolverDnCheevjBatched_bufferSize(): typeof cusolverDnCheevjBatch
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnCheevjBatched_bufferSize(handle, jobz, uplo, n_, A, lda, W, params, batchSize) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCheevjBatched_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevjBatched_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevjBatched_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevjBatched_bufferSize', 'n', 'i32', n_);
@@ -186,7 +186,7 @@ function bind$cusolverDnCheevjBatched_bufferSize(): typeof cusolverDnCheevjBatch
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevjBatched_bufferSize', 'lda', 'i32', lda);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnCheevjBatched_bufferSize', 'W', W, true);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCheevjBatched_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnCheevjBatched_bufferSize', 'params', params, true) as typeof params;
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnCheevjBatched_bufferSize', 'batchSize', 'i32', batchSize);
     const status = (native$ ??= binder.native('cusolverDnCheevjBatched_bufferSize'))(handle, jobz, uplo, n_, A$, lda, W$, s$bytes, params, batchSize);
     if (status !== 0) throw fail('cusolverDnCheevjBatched_bufferSize', status);
@@ -213,7 +213,7 @@ function bind$cusolverDnCheevj_bufferSize(): typeof cusolverDnCheevj_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnCheevj_bufferSize(handle, jobz, uplo, n_, A, lda, W, params) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCheevj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCheevj_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnCheevj_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCheevj_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCheevj_bufferSize', 'n', 'i32', n_);
@@ -221,7 +221,7 @@ function bind$cusolverDnCheevj_bufferSize(): typeof cusolverDnCheevj_bufferSize 
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnCheevj_bufferSize', 'lda', 'i32', lda);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnCheevj_bufferSize', 'W', W, true);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnCheevj_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnCheevj_bufferSize', 'params', params, true) as typeof params;
     const status = (native$ ??= binder.native('cusolverDnCheevj_bufferSize'))(handle, jobz, uplo, n_, A$, lda, W$, s$bytes, params);
     if (status !== 0) throw fail('cusolverDnCheevj_bufferSize', status);
     return s$i32[0];
@@ -243,7 +243,7 @@ let cusolverDnChegvd$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnChegvd(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnChegvd', 'handle', handle, true) as typeof handle;
   if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvd', 'itype', 'i32', itype);
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnChegvd', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChegvd', 'uplo', 'i32', uplo);
@@ -281,7 +281,7 @@ function bind$cusolverDnChegvd_bufferSize(): typeof cusolverDnChegvd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnChegvd_bufferSize(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnChegvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnChegvd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnChegvd_bufferSize', 'itype', 'i32', itype);
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnChegvd_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnChegvd_bufferSize', 'uplo', 'i32', uplo);

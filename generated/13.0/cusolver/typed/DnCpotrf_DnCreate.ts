@@ -19,7 +19,7 @@ let cusolverDnCpotrf$c: NativeFunction | undefined;
  * @param Lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnCpotrf(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, Workspace: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotrf', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrf', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotrf', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCpotrf', 'A', A, true);
@@ -40,7 +40,7 @@ let cusolverDnCpotrfBatched$c: NativeFunction | undefined;
  * @param infoArray out `int *`: device memory.
  * @param batchSize in `int`. */
 export function cusolverDnCpotrfBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, Aarray: T.DeviceMemory | null, lda: number, infoArray: T.DeviceMemory | null, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotrfBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotrfBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrfBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotrfBatched', 'n', 'i32', n_);
   const Aarray$ = typeof Aarray === 'number' && Aarray >= 0 && Aarray <= 9007199254740991 && Aarray % 1 === 0 ? Aarray : deviceArg('cusolverDnCpotrfBatched', 'Aarray', Aarray, true);
@@ -67,7 +67,7 @@ function bind$cusolverDnCpotrf_bufferSize(): typeof cusolverDnCpotrf_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnCpotrf_bufferSize(handle, uplo, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrf_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotrf_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCpotrf_bufferSize', 'A', A, true);
@@ -89,7 +89,7 @@ let cusolverDnCpotri$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnCpotri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotri', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotri', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotri', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCpotri', 'A', A, true);
@@ -117,7 +117,7 @@ function bind$cusolverDnCpotri_bufferSize(): typeof cusolverDnCpotri_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnCpotri_bufferSize(handle, uplo, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotri_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotri_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotri_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnCpotri_bufferSize', 'A', A, true);
@@ -140,7 +140,7 @@ let cusolverDnCpotrs$c: NativeFunction | undefined;
  * @param ldb in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnCpotrs(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotrs', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotrs', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrs', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotrs', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCpotrs', 'nrhs', 'i32', nrhs);
@@ -165,7 +165,7 @@ let cusolverDnCpotrsBatched$c: NativeFunction | undefined;
  * @param d_info out `int *`: device memory.
  * @param batchSize in `int`. */
 export function cusolverDnCpotrsBatched(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, nrhs: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, d_info: T.DeviceMemory | null, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnCpotrsBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnCpotrsBatched', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnCpotrsBatched', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnCpotrsBatched', 'n', 'i32', n_);
   if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnCpotrsBatched', 'nrhs', 'i32', nrhs);

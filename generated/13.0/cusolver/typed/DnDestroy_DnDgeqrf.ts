@@ -12,7 +12,7 @@ let cusolverDnDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param handle in `cusolverDnHandle_t`. */
 export function cusolverDnDestroy(handle: T.cusolverDnHandle_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDestroy', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDestroy', 'handle', handle, true) as typeof handle;
   const status = (cusolverDnDestroy$c ??= binder.native('cusolverDnDestroy'))(handle);
   if (status !== 0) throw fail('cusolverDnDestroy', status);
 }
@@ -20,7 +20,7 @@ let cusolverDnDestroyGesvdjInfo$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDestroyGesvdjInfo(gesvdjInfo_t info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `gesvdjInfo_t`. */
 export function cusolverDnDestroyGesvdjInfo(info: T.gesvdjInfo_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnDestroyGesvdjInfo', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnDestroyGesvdjInfo', 'info', info, true) as typeof info;
   const status = (cusolverDnDestroyGesvdjInfo$c ??= binder.native('cusolverDnDestroyGesvdjInfo'))(info);
   if (status !== 0) throw fail('cusolverDnDestroyGesvdjInfo', status);
 }
@@ -28,7 +28,7 @@ let cusolverDnDestroyParams$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDestroyParams(cusolverDnParams_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnParams_t`. */
 export function cusolverDnDestroyParams(params: T.cusolverDnParams_t | null): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnDestroyParams', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnDestroyParams', 'params', params, true) as typeof params;
   const status = (cusolverDnDestroyParams$c ??= binder.native('cusolverDnDestroyParams'))(params);
   if (status !== 0) throw fail('cusolverDnDestroyParams', status);
 }
@@ -36,7 +36,7 @@ let cusolverDnDestroySyevjInfo$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnDestroySyevjInfo(syevjInfo_t info)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param info in `syevjInfo_t`. */
 export function cusolverDnDestroySyevjInfo(info: T.syevjInfo_t | null): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnDestroySyevjInfo', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnDestroySyevjInfo', 'info', info, true) as typeof info;
   const status = (cusolverDnDestroySyevjInfo$c ??= binder.native('cusolverDnDestroySyevjInfo'))(info);
   if (status !== 0) throw fail('cusolverDnDestroySyevjInfo', status);
 }
@@ -55,7 +55,7 @@ let cusolverDnDgebrd$c: NativeFunction | undefined;
  * @param Lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnDgebrd(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, D: T.DeviceMemory | null, E: T.DeviceMemory | null, TAUQ: T.DeviceMemory | null, TAUP: T.DeviceMemory | null, Work: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgebrd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgebrd', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgebrd', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDgebrd', 'A', A, true);
@@ -85,7 +85,7 @@ function bind$cusolverDnDgebrd_bufferSize(): typeof cusolverDnDgebrd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnDgebrd_bufferSize(handle, m, n_) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgebrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgebrd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgebrd_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgebrd_bufferSize', 'n', 'i32', n_);
     s$f64[0] = 0;
@@ -106,7 +106,7 @@ let cusolverDnDgeqrf$c: NativeFunction | undefined;
  * @param Lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnDgeqrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, TAU: T.DeviceMemory | null, Workspace: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgeqrf', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgeqrf', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgeqrf', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDgeqrf', 'A', A, true);
@@ -135,7 +135,7 @@ function bind$cusolverDnDgeqrf_bufferSize(): typeof cusolverDnDgeqrf_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnDgeqrf_bufferSize(handle, m, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDgeqrf_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDgeqrf_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDgeqrf_bufferSize', 'A', A, true);

@@ -21,7 +21,7 @@ let cusolverDnDorgqr$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnDorgqr(handle: T.cusolverDnHandle_t | null, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDorgqr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDorgqr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDorgqr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDorgqr', 'n', 'i32', n_);
   if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnDorgqr', 'k', 'i32', k);
@@ -53,7 +53,7 @@ function bind$cusolverDnDorgqr_bufferSize(): typeof cusolverDnDorgqr_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnDorgqr_bufferSize(handle, m, n_, k, A, lda, tau) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDorgqr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDorgqr_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDorgqr_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDorgqr_bufferSize', 'n', 'i32', n_);
     if (typeof k !== 'number' || (k | 0) !== k) throw intError('cusolverDnDorgqr_bufferSize', 'k', 'i32', k);
@@ -78,7 +78,7 @@ let cusolverDnDorgtr$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnDorgtr(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDorgtr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDorgtr', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDorgtr', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDorgtr', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDorgtr', 'A', A, true);
@@ -108,7 +108,7 @@ function bind$cusolverDnDorgtr_bufferSize(): typeof cusolverDnDorgtr_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnDorgtr_bufferSize(handle, uplo, n_, A, lda, tau) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDorgtr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDorgtr_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDorgtr_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDorgtr_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDorgtr_bufferSize', 'A', A, true);
@@ -137,7 +137,7 @@ let cusolverDnDormqr$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnDormqr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, trans: T.cublasOperation_t, m: number, n_: number, k: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDormqr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDormqr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnDormqr', 'side', 'i32', side);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnDormqr', 'trans', 'i32', trans);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDormqr', 'm', 'i32', m);
@@ -177,7 +177,7 @@ function bind$cusolverDnDormqr_bufferSize(): typeof cusolverDnDormqr_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnDormqr_bufferSize(handle, side, trans, m, n_, k, A, lda, tau, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDormqr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDormqr_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnDormqr_bufferSize', 'side', 'i32', side);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnDormqr_bufferSize', 'trans', 'i32', trans);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnDormqr_bufferSize', 'm', 'i32', m);
@@ -211,7 +211,7 @@ let cusolverDnDormtr$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnDormtr(handle: T.cusolverDnHandle_t | null, side: T.cublasSideMode_t, uplo: T.cublasFillMode_t, trans: T.cublasOperation_t, m: number, n_: number, A: T.DeviceMemory | null, lda: number, tau: T.DeviceMemory | null, C: T.DeviceMemory | null, ldc: number, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDormtr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDormtr', 'handle', handle, true) as typeof handle;
   if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnDormtr', 'side', 'i32', side);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDormtr', 'uplo', 'i32', uplo);
   if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnDormtr', 'trans', 'i32', trans);
@@ -251,7 +251,7 @@ function bind$cusolverDnDormtr_bufferSize(): typeof cusolverDnDormtr_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnDormtr_bufferSize(handle, side, uplo, trans, m, n_, A, lda, tau, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDormtr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDormtr_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof side !== 'number' || (side | 0) !== side) throw intError('cusolverDnDormtr_bufferSize', 'side', 'i32', side);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDormtr_bufferSize', 'uplo', 'i32', uplo);
     if (typeof trans !== 'number' || (trans | 0) !== trans) throw intError('cusolverDnDormtr_bufferSize', 'trans', 'i32', trans);

@@ -20,7 +20,7 @@ let cusolverDnDsytri$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnDsytri(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytri', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDsytri', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsytri', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsytri', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDsytri', 'A', A, true);
@@ -50,7 +50,7 @@ function bind$cusolverDnDsytri_bufferSize(): typeof cusolverDnDsytri_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnDsytri_bufferSize(handle, uplo, n_, A, lda, ipiv) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnDsytri_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnDsytri_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnDsytri_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnDsytri_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnDsytri_bufferSize', 'A', A, true);
@@ -76,7 +76,7 @@ function bind$cusolverDnGetDeterministicMode(): typeof cusolverDnGetDeterministi
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnGetDeterministicMode(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetDeterministicMode', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGetDeterministicMode', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnGetDeterministicMode'))(handle, s$bytes);
     if (status !== 0) throw fail('cusolverDnGetDeterministicMode', status);
@@ -97,7 +97,7 @@ function bind$cusolverDnGetEmulationStrategy(): typeof cusolverDnGetEmulationStr
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnGetEmulationStrategy(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetEmulationStrategy', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGetEmulationStrategy', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnGetEmulationStrategy'))(handle, s$bytes);
     if (status !== 0) throw fail('cusolverDnGetEmulationStrategy', status);
@@ -118,7 +118,7 @@ function bind$cusolverDnGetMathMode(): typeof cusolverDnGetMathMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnGetMathMode(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetMathMode', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGetMathMode', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnGetMathMode'))(handle, s$bytes);
     if (status !== 0) throw fail('cusolverDnGetMathMode', status);
@@ -139,7 +139,7 @@ function bind$cusolverDnGetStream(): typeof cusolverDnGetStream {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnGetStream(handle) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnGetStream', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnGetStream', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnGetStream'))(handle, s$bytes);
     if (status !== 0) throw fail('cusolverDnGetStream', status);
@@ -177,7 +177,7 @@ let cusolverDnIRSInfosDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosDestroy(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param infos in `cusolverDnIRSInfos_t`. */
 export function cusolverDnIRSInfosDestroy(infos: T.cusolverDnIRSInfos_t | null): void {
-  if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosDestroy', 'infos', infos, true) as typeof infos;
+  if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosDestroy', 'infos', infos, true) as typeof infos;
   const status = (cusolverDnIRSInfosDestroy$c ??= binder.native('cusolverDnIRSInfosDestroy'))(infos);
   if (status !== 0) throw fail('cusolverDnIRSInfosDestroy', status);
 }
@@ -194,7 +194,7 @@ function bind$cusolverDnIRSInfosGetMaxIters(): typeof cusolverDnIRSInfosGetMaxIt
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnIRSInfosGetMaxIters(infos) {
-    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetMaxIters', 'infos', infos, true) as typeof infos;
+    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosGetMaxIters', 'infos', infos, true) as typeof infos;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSInfosGetMaxIters'))(infos, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSInfosGetMaxIters', status);
@@ -214,7 +214,7 @@ function bind$cusolverDnIRSInfosGetNiters(): typeof cusolverDnIRSInfosGetNiters 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnIRSInfosGetNiters(infos) {
-    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetNiters', 'infos', infos, true) as typeof infos;
+    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosGetNiters', 'infos', infos, true) as typeof infos;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSInfosGetNiters'))(infos, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSInfosGetNiters', status);
@@ -234,7 +234,7 @@ function bind$cusolverDnIRSInfosGetOuterNiters(): typeof cusolverDnIRSInfosGetOu
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnIRSInfosGetOuterNiters(infos) {
-    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetOuterNiters', 'infos', infos, true) as typeof infos;
+    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosGetOuterNiters', 'infos', infos, true) as typeof infos;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSInfosGetOuterNiters'))(infos, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSInfosGetOuterNiters', status);
@@ -255,7 +255,7 @@ function bind$cusolverDnIRSInfosGetResidualHistory(): typeof cusolverDnIRSInfosG
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSInfosGetResidualHistory(infos) {
-    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosGetResidualHistory', 'infos', infos, true) as typeof infos;
+    if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosGetResidualHistory', 'infos', infos, true) as typeof infos;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSInfosGetResidualHistory'))(infos, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSInfosGetResidualHistory', status);
@@ -270,7 +270,7 @@ let cusolverDnIRSInfosRequestResidual$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSInfosRequestResidual(cusolverDnIRSInfos_t infos)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param infos in `cusolverDnIRSInfos_t`. */
 export function cusolverDnIRSInfosRequestResidual(infos: T.cusolverDnIRSInfos_t | null): void {
-  if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || infos % 1 !== 0) infos = addressArg('cusolverDnIRSInfosRequestResidual', 'infos', infos, true) as typeof infos;
+  if (typeof infos !== 'number' || !(infos >= 0 && infos <= 9007199254740991) || Math.floor(infos) !== infos) infos = addressArg('cusolverDnIRSInfosRequestResidual', 'infos', infos, true) as typeof infos;
   const status = (cusolverDnIRSInfosRequestResidual$c ??= binder.native('cusolverDnIRSInfosRequestResidual'))(infos);
   if (status !== 0) throw fail('cusolverDnIRSInfosRequestResidual', status);
 }
@@ -301,7 +301,7 @@ let cusolverDnIRSParamsDestroy$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsDestroy(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`. */
 export function cusolverDnIRSParamsDestroy(params: T.cusolverDnIRSParams_t | null): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsDestroy', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsDestroy', 'params', params, true) as typeof params;
   const status = (cusolverDnIRSParamsDestroy$c ??= binder.native('cusolverDnIRSParamsDestroy'))(params);
   if (status !== 0) throw fail('cusolverDnIRSParamsDestroy', status);
 }
@@ -309,7 +309,7 @@ let cusolverDnIRSParamsDisableFallback$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsDisableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`. */
 export function cusolverDnIRSParamsDisableFallback(params: T.cusolverDnIRSParams_t | null): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsDisableFallback', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsDisableFallback', 'params', params, true) as typeof params;
   const status = (cusolverDnIRSParamsDisableFallback$c ??= binder.native('cusolverDnIRSParamsDisableFallback'))(params);
   if (status !== 0) throw fail('cusolverDnIRSParamsDisableFallback', status);
 }
@@ -317,7 +317,7 @@ let cusolverDnIRSParamsEnableFallback$c: NativeFunction | undefined;
 /** `cusolverStatus_t cusolverDnIRSParamsEnableFallback(cusolverDnIRSParams_t params)` · cusolverDn.h · CUDA 13.0 Throws {@link CusolverError}; a bad argument throws TypeError or RangeError before any call.
  * @param params in `cusolverDnIRSParams_t`. */
 export function cusolverDnIRSParamsEnableFallback(params: T.cusolverDnIRSParams_t | null): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsEnableFallback', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsEnableFallback', 'params', params, true) as typeof params;
   const status = (cusolverDnIRSParamsEnableFallback$c ??= binder.native('cusolverDnIRSParamsEnableFallback'))(params);
   if (status !== 0) throw fail('cusolverDnIRSParamsEnableFallback', status);
 }
@@ -334,7 +334,7 @@ function bind$cusolverDnIRSParamsGetMaxIters(): typeof cusolverDnIRSParamsGetMax
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnIRSParamsGetMaxIters(params) {
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsGetMaxIters', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsGetMaxIters', 'params', params, true) as typeof params;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnIRSParamsGetMaxIters'))(params, s$bytes);
     if (status !== 0) throw fail('cusolverDnIRSParamsGetMaxIters', status);
@@ -346,7 +346,7 @@ let cusolverDnIRSParamsSetMaxIters$c: NativeFunction | undefined;
  * @param params in `cusolverDnIRSParams_t`.
  * @param maxiters in `cusolver_int_t`. */
 export function cusolverDnIRSParamsSetMaxIters(params: T.cusolverDnIRSParams_t | null, maxiters: number): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetMaxIters', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetMaxIters', 'params', params, true) as typeof params;
   if (typeof maxiters !== 'number' || (maxiters | 0) !== maxiters) throw intError('cusolverDnIRSParamsSetMaxIters', 'maxiters', 'i32', maxiters);
   const status = (cusolverDnIRSParamsSetMaxIters$c ??= binder.native('cusolverDnIRSParamsSetMaxIters'))(params, maxiters);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetMaxIters', status);
@@ -356,7 +356,7 @@ let cusolverDnIRSParamsSetMaxItersInner$c: NativeFunction | undefined;
  * @param params in `cusolverDnIRSParams_t`.
  * @param maxiters_inner in `cusolver_int_t`. */
 export function cusolverDnIRSParamsSetMaxItersInner(params: T.cusolverDnIRSParams_t | null, maxiters_inner: number): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetMaxItersInner', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetMaxItersInner', 'params', params, true) as typeof params;
   if (typeof maxiters_inner !== 'number' || (maxiters_inner | 0) !== maxiters_inner) throw intError('cusolverDnIRSParamsSetMaxItersInner', 'maxiters_inner', 'i32', maxiters_inner);
   const status = (cusolverDnIRSParamsSetMaxItersInner$c ??= binder.native('cusolverDnIRSParamsSetMaxItersInner'))(params, maxiters_inner);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetMaxItersInner', status);
@@ -366,7 +366,7 @@ let cusolverDnIRSParamsSetRefinementSolver$c: NativeFunction | undefined;
  * @param params in `cusolverDnIRSParams_t`.
  * @param refinement_solver in `cusolverIRSRefinement_t`. */
 export function cusolverDnIRSParamsSetRefinementSolver(params: T.cusolverDnIRSParams_t | null, refinement_solver: T.cusolverIRSRefinement_t): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetRefinementSolver', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetRefinementSolver', 'params', params, true) as typeof params;
   if (typeof refinement_solver !== 'number' || (refinement_solver | 0) !== refinement_solver) throw intError('cusolverDnIRSParamsSetRefinementSolver', 'refinement_solver', 'i32', refinement_solver);
   const status = (cusolverDnIRSParamsSetRefinementSolver$c ??= binder.native('cusolverDnIRSParamsSetRefinementSolver'))(params, refinement_solver);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetRefinementSolver', status);
@@ -376,7 +376,7 @@ let cusolverDnIRSParamsSetSolverLowestPrecision$c: NativeFunction | undefined;
  * @param params in `cusolverDnIRSParams_t`.
  * @param solver_lowest_precision in `cusolverPrecType_t`. */
 export function cusolverDnIRSParamsSetSolverLowestPrecision(params: T.cusolverDnIRSParams_t | null, solver_lowest_precision: T.cusolverPrecType_t): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetSolverLowestPrecision', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverLowestPrecision', 'params', params, true) as typeof params;
   if (typeof solver_lowest_precision !== 'number' || (solver_lowest_precision | 0) !== solver_lowest_precision) throw intError('cusolverDnIRSParamsSetSolverLowestPrecision', 'solver_lowest_precision', 'i32', solver_lowest_precision);
   const status = (cusolverDnIRSParamsSetSolverLowestPrecision$c ??= binder.native('cusolverDnIRSParamsSetSolverLowestPrecision'))(params, solver_lowest_precision);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetSolverLowestPrecision', status);
@@ -386,7 +386,7 @@ let cusolverDnIRSParamsSetSolverMainPrecision$c: NativeFunction | undefined;
  * @param params in `cusolverDnIRSParams_t`.
  * @param solver_main_precision in `cusolverPrecType_t`. */
 export function cusolverDnIRSParamsSetSolverMainPrecision(params: T.cusolverDnIRSParams_t | null, solver_main_precision: T.cusolverPrecType_t): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetSolverMainPrecision', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverMainPrecision', 'params', params, true) as typeof params;
   if (typeof solver_main_precision !== 'number' || (solver_main_precision | 0) !== solver_main_precision) throw intError('cusolverDnIRSParamsSetSolverMainPrecision', 'solver_main_precision', 'i32', solver_main_precision);
   const status = (cusolverDnIRSParamsSetSolverMainPrecision$c ??= binder.native('cusolverDnIRSParamsSetSolverMainPrecision'))(params, solver_main_precision);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetSolverMainPrecision', status);
@@ -397,7 +397,7 @@ let cusolverDnIRSParamsSetSolverPrecisions$c: NativeFunction | undefined;
  * @param solver_main_precision in `cusolverPrecType_t`.
  * @param solver_lowest_precision in `cusolverPrecType_t`. */
 export function cusolverDnIRSParamsSetSolverPrecisions(params: T.cusolverDnIRSParams_t | null, solver_main_precision: T.cusolverPrecType_t, solver_lowest_precision: T.cusolverPrecType_t): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetSolverPrecisions', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetSolverPrecisions', 'params', params, true) as typeof params;
   if (typeof solver_main_precision !== 'number' || (solver_main_precision | 0) !== solver_main_precision) throw intError('cusolverDnIRSParamsSetSolverPrecisions', 'solver_main_precision', 'i32', solver_main_precision);
   if (typeof solver_lowest_precision !== 'number' || (solver_lowest_precision | 0) !== solver_lowest_precision) throw intError('cusolverDnIRSParamsSetSolverPrecisions', 'solver_lowest_precision', 'i32', solver_lowest_precision);
   const status = (cusolverDnIRSParamsSetSolverPrecisions$c ??= binder.native('cusolverDnIRSParamsSetSolverPrecisions'))(params, solver_main_precision, solver_lowest_precision);
@@ -408,7 +408,7 @@ let cusolverDnIRSParamsSetTol$c: NativeFunction | undefined;
  * @param params in `cusolverDnIRSParams_t`.
  * @param val in `double`. */
 export function cusolverDnIRSParamsSetTol(params: T.cusolverDnIRSParams_t | null, val: number): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetTol', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetTol', 'params', params, true) as typeof params;
   if (typeof val !== 'number') throw argError('cusolverDnIRSParamsSetTol', 'val', 'a number', val);
   const status = (cusolverDnIRSParamsSetTol$c ??= binder.native('cusolverDnIRSParamsSetTol'))(params, val);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetTol', status);
@@ -418,7 +418,7 @@ let cusolverDnIRSParamsSetTolInner$c: NativeFunction | undefined;
  * @param params in `cusolverDnIRSParams_t`.
  * @param val in `double`. */
 export function cusolverDnIRSParamsSetTolInner(params: T.cusolverDnIRSParams_t | null, val: number): void {
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSParamsSetTolInner', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSParamsSetTolInner', 'params', params, true) as typeof params;
   if (typeof val !== 'number') throw argError('cusolverDnIRSParamsSetTolInner', 'val', 'a number', val);
   const status = (cusolverDnIRSParamsSetTolInner$c ??= binder.native('cusolverDnIRSParamsSetTolInner'))(params, val);
   if (status !== 0) throw fail('cusolverDnIRSParamsSetTolInner', status);
@@ -450,9 +450,9 @@ function bind$cusolverDnIRSXgels(): typeof cusolverDnIRSXgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnIRSXgels(handle, gels_irs_params, gels_irs_infos, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgels', 'handle', handle, true) as typeof handle;
-    if (typeof gels_irs_params !== 'number' || !(gels_irs_params >= 0 && gels_irs_params <= 9007199254740991) || gels_irs_params % 1 !== 0) gels_irs_params = addressArg('cusolverDnIRSXgels', 'gels_irs_params', gels_irs_params, true) as typeof gels_irs_params;
-    if (typeof gels_irs_infos !== 'number' || !(gels_irs_infos >= 0 && gels_irs_infos <= 9007199254740991) || gels_irs_infos % 1 !== 0) gels_irs_infos = addressArg('cusolverDnIRSXgels', 'gels_irs_infos', gels_irs_infos, true) as typeof gels_irs_infos;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnIRSXgels', 'handle', handle, true) as typeof handle;
+    if (typeof gels_irs_params !== 'number' || !(gels_irs_params >= 0 && gels_irs_params <= 9007199254740991) || Math.floor(gels_irs_params) !== gels_irs_params) gels_irs_params = addressArg('cusolverDnIRSXgels', 'gels_irs_params', gels_irs_params, true) as typeof gels_irs_params;
+    if (typeof gels_irs_infos !== 'number' || !(gels_irs_infos >= 0 && gels_irs_infos <= 9007199254740991) || Math.floor(gels_irs_infos) !== gels_irs_infos) gels_irs_infos = addressArg('cusolverDnIRSXgels', 'gels_irs_infos', gels_irs_infos, true) as typeof gels_irs_infos;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnIRSXgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgels', 'nrhs', 'i32', nrhs);
@@ -463,7 +463,7 @@ function bind$cusolverDnIRSXgels(): typeof cusolverDnIRSXgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnIRSXgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnIRSXgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnIRSXgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnIRSXgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnIRSXgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnIRSXgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnIRSXgels'))(handle, gels_irs_params, gels_irs_infos, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -489,8 +489,8 @@ function bind$cusolverDnIRSXgels_bufferSize(): typeof cusolverDnIRSXgels_bufferS
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSXgels_bufferSize(handle, params, m, n_, nrhs) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgels_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSXgels_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnIRSXgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSXgels_bufferSize', 'params', params, true) as typeof params;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnIRSXgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -530,9 +530,9 @@ function bind$cusolverDnIRSXgesv(): typeof cusolverDnIRSXgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnIRSXgesv(handle, gesv_irs_params, gesv_irs_infos, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgesv', 'handle', handle, true) as typeof handle;
-    if (typeof gesv_irs_params !== 'number' || !(gesv_irs_params >= 0 && gesv_irs_params <= 9007199254740991) || gesv_irs_params % 1 !== 0) gesv_irs_params = addressArg('cusolverDnIRSXgesv', 'gesv_irs_params', gesv_irs_params, true) as typeof gesv_irs_params;
-    if (typeof gesv_irs_infos !== 'number' || !(gesv_irs_infos >= 0 && gesv_irs_infos <= 9007199254740991) || gesv_irs_infos % 1 !== 0) gesv_irs_infos = addressArg('cusolverDnIRSXgesv', 'gesv_irs_infos', gesv_irs_infos, true) as typeof gesv_irs_infos;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnIRSXgesv', 'handle', handle, true) as typeof handle;
+    if (typeof gesv_irs_params !== 'number' || !(gesv_irs_params >= 0 && gesv_irs_params <= 9007199254740991) || Math.floor(gesv_irs_params) !== gesv_irs_params) gesv_irs_params = addressArg('cusolverDnIRSXgesv', 'gesv_irs_params', gesv_irs_params, true) as typeof gesv_irs_params;
+    if (typeof gesv_irs_infos !== 'number' || !(gesv_irs_infos >= 0 && gesv_irs_infos <= 9007199254740991) || Math.floor(gesv_irs_infos) !== gesv_irs_infos) gesv_irs_infos = addressArg('cusolverDnIRSXgesv', 'gesv_irs_infos', gesv_irs_infos, true) as typeof gesv_irs_infos;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnIRSXgesv', 'dA', dA, true);
@@ -542,7 +542,7 @@ function bind$cusolverDnIRSXgesv(): typeof cusolverDnIRSXgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnIRSXgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnIRSXgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnIRSXgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnIRSXgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnIRSXgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnIRSXgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnIRSXgesv'))(handle, gesv_irs_params, gesv_irs_infos, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -567,8 +567,8 @@ function bind$cusolverDnIRSXgesv_bufferSize(): typeof cusolverDnIRSXgesv_bufferS
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnIRSXgesv_bufferSize(handle, params, n_, nrhs) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnIRSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnIRSXgesv_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnIRSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnIRSXgesv_bufferSize', 'params', params, true) as typeof params;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnIRSXgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnIRSXgesv_bufferSize', 'nrhs', 'i32', nrhs);
     s$f64[0] = 0;

@@ -79,7 +79,7 @@ function bind$cusolverDnSBgels(): typeof cusolverDnSBgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSBgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgels', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSBgels', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSBgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgels', 'nrhs', 'i32', nrhs);
@@ -90,7 +90,7 @@ function bind$cusolverDnSBgels(): typeof cusolverDnSBgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSBgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSBgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSBgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSBgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSBgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSBgels'))(handle, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -122,7 +122,7 @@ function bind$cusolverDnSBgels_bufferSize(): typeof cusolverDnSBgels_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSBgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSBgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSBgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -168,7 +168,7 @@ function bind$cusolverDnSBgesv(): typeof cusolverDnSBgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSBgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgesv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSBgesv', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSBgesv', 'dA', dA, true);
@@ -179,7 +179,7 @@ function bind$cusolverDnSBgesv(): typeof cusolverDnSBgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSBgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSBgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSBgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSBgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSBgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSBgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSBgesv'))(handle, n_, nrhs, dA$, ldda, dipiv$, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -211,7 +211,7 @@ function bind$cusolverDnSBgesv_bufferSize(): typeof cusolverDnSBgesv_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSBgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSBgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSBgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSBgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSBgesv_bufferSize', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSBgesv_bufferSize', 'dA', dA, true);
@@ -257,7 +257,7 @@ function bind$cusolverDnSHgels(): typeof cusolverDnSHgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSHgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgels', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSHgels', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSHgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgels', 'nrhs', 'i32', nrhs);
@@ -268,7 +268,7 @@ function bind$cusolverDnSHgels(): typeof cusolverDnSHgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSHgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSHgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSHgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSHgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSHgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSHgels'))(handle, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -300,7 +300,7 @@ function bind$cusolverDnSHgels_bufferSize(): typeof cusolverDnSHgels_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSHgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSHgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSHgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -346,7 +346,7 @@ function bind$cusolverDnSHgesv(): typeof cusolverDnSHgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSHgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgesv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSHgesv', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSHgesv', 'dA', dA, true);
@@ -357,7 +357,7 @@ function bind$cusolverDnSHgesv(): typeof cusolverDnSHgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSHgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSHgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSHgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSHgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSHgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSHgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSHgesv'))(handle, n_, nrhs, dA$, ldda, dipiv$, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -389,7 +389,7 @@ function bind$cusolverDnSHgesv_bufferSize(): typeof cusolverDnSHgesv_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSHgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSHgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSHgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSHgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSHgesv_bufferSize', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSHgesv_bufferSize', 'dA', dA, true);
@@ -435,7 +435,7 @@ function bind$cusolverDnSSgels(): typeof cusolverDnSSgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSSgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgels', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSSgels', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSSgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgels', 'nrhs', 'i32', nrhs);
@@ -446,7 +446,7 @@ function bind$cusolverDnSSgels(): typeof cusolverDnSSgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSSgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSSgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSSgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSSgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSSgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSSgels'))(handle, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -478,7 +478,7 @@ function bind$cusolverDnSSgels_bufferSize(): typeof cusolverDnSSgels_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSSgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSSgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSSgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -524,7 +524,7 @@ function bind$cusolverDnSSgesv(): typeof cusolverDnSSgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSSgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgesv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSSgesv', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSSgesv', 'dA', dA, true);
@@ -535,7 +535,7 @@ function bind$cusolverDnSSgesv(): typeof cusolverDnSSgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSSgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSSgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSSgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSSgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSSgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSSgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSSgesv'))(handle, n_, nrhs, dA$, ldda, dipiv$, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -567,7 +567,7 @@ function bind$cusolverDnSSgesv_bufferSize(): typeof cusolverDnSSgesv_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSSgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSSgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSSgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSSgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSSgesv_bufferSize', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSSgesv_bufferSize', 'dA', dA, true);
@@ -613,7 +613,7 @@ function bind$cusolverDnSXgels(): typeof cusolverDnSXgels {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSXgels(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgels', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSXgels', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSXgels', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgels', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgels', 'nrhs', 'i32', nrhs);
@@ -624,7 +624,7 @@ function bind$cusolverDnSXgels(): typeof cusolverDnSXgels {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSXgels', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgels', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSXgels', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSXgels', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSXgels', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSXgels', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSXgels'))(handle, m, n_, nrhs, dA$, ldda, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -656,7 +656,7 @@ function bind$cusolverDnSXgels_bufferSize(): typeof cusolverDnSXgels_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSXgels_bufferSize(handle, m, n_, nrhs, dA, ldda, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgels_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSXgels_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnSXgels_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgels_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgels_bufferSize', 'nrhs', 'i32', nrhs);
@@ -702,7 +702,7 @@ function bind$cusolverDnSXgesv(): typeof cusolverDnSXgesv {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSXgesv(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace, lwork_bytes, d_info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgesv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSXgesv', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgesv', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgesv', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSXgesv', 'dA', dA, true);
@@ -713,7 +713,7 @@ function bind$cusolverDnSXgesv(): typeof cusolverDnSXgesv {
     const dX$ = typeof dX === 'number' && dX >= 0 && dX <= 9007199254740991 && dX % 1 === 0 ? dX : deviceArg('cusolverDnSXgesv', 'dX', dX, true);
     if (typeof lddx !== 'number' || (lddx | 0) !== lddx) throw intError('cusolverDnSXgesv', 'lddx', 'i32', lddx);
     const dWorkspace$ = typeof dWorkspace === 'number' && dWorkspace >= 0 && dWorkspace <= 9007199254740991 && dWorkspace % 1 === 0 ? dWorkspace : deviceArg('cusolverDnSXgesv', 'dWorkspace', dWorkspace, true);
-    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || lwork_bytes % 1 !== 0) int64Arg('cusolverDnSXgesv', 'lwork_bytes', lwork_bytes, false);
+    if (typeof lwork_bytes !== 'number' || !(lwork_bytes >= 0 && lwork_bytes <= 9007199254740991) || Math.floor(lwork_bytes) !== lwork_bytes) int64Arg('cusolverDnSXgesv', 'lwork_bytes', lwork_bytes, false);
     s$f64[0] = 0;
     const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnSXgesv', 'd_info', d_info, true);
     const status = (native$ ??= binder.native('cusolverDnSXgesv'))(handle, n_, nrhs, dA$, ldda, dipiv$, dB$, lddb, dX$, lddx, dWorkspace$, lwork_bytes, s$bytes, d_info$);
@@ -745,7 +745,7 @@ function bind$cusolverDnSXgesv_bufferSize(): typeof cusolverDnSXgesv_bufferSize 
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusolverDnSXgesv_bufferSize(handle, n_, nrhs, dA, ldda, dipiv, dB, lddb, dX, lddx, dWorkspace) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSXgesv_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSXgesv_bufferSize', 'n', 'i32', n_);
     if (typeof nrhs !== 'number' || (nrhs | 0) !== nrhs) throw intError('cusolverDnSXgesv_bufferSize', 'nrhs', 'i32', nrhs);
     const dA$ = typeof dA === 'number' && dA >= 0 && dA <= 9007199254740991 && dA % 1 === 0 ? dA : deviceArg('cusolverDnSXgesv_bufferSize', 'dA', dA, true);

@@ -38,7 +38,7 @@ function bind$cusolverDnSsygvdx(): typeof cusolverDnSsygvdx {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSsygvdx(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W, work, lwork, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvdx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsygvdx', 'handle', handle, true) as typeof handle;
     if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvdx', 'itype', 'i32', itype);
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvdx', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsygvdx', 'range', 'i32', range);
@@ -89,7 +89,7 @@ function bind$cusolverDnSsygvdx_bufferSize(): typeof cusolverDnSsygvdx_bufferSiz
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSsygvdx_bufferSize(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsygvdx_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvdx_bufferSize', 'itype', 'i32', itype);
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvdx_bufferSize', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnSsygvdx_bufferSize', 'range', 'i32', range);
@@ -128,7 +128,7 @@ let cusolverDnSsygvj$c: NativeFunction | undefined;
  * @param info out `int *`: device memory.
  * @param params in `syevjInfo_t`. */
 export function cusolverDnSsygvj(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.syevjInfo_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvj', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsygvj', 'handle', handle, true) as typeof handle;
   if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvj', 'itype', 'i32', itype);
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvj', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvj', 'uplo', 'i32', uplo);
@@ -141,7 +141,7 @@ export function cusolverDnSsygvj(handle: T.cusolverDnHandle_t | null, itype: T.c
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnSsygvj', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnSsygvj', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnSsygvj', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSsygvj', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSsygvj', 'params', params, true) as typeof params;
   const status = (cusolverDnSsygvj$c ??= binder.native('cusolverDnSsygvj'))(handle, itype, jobz, uplo, n_, A$, lda, B$, ldb, W$, work$, lwork, info$, params);
   if (status !== 0) throw fail('cusolverDnSsygvj', status);
 }
@@ -168,7 +168,7 @@ function bind$cusolverDnSsygvj_bufferSize(): typeof cusolverDnSsygvj_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSsygvj_bufferSize(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsygvj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsygvj_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnSsygvj_bufferSize', 'itype', 'i32', itype);
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnSsygvj_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsygvj_bufferSize', 'uplo', 'i32', uplo);
@@ -179,7 +179,7 @@ function bind$cusolverDnSsygvj_bufferSize(): typeof cusolverDnSsygvj_bufferSize 
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnSsygvj_bufferSize', 'ldb', 'i32', ldb);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnSsygvj_bufferSize', 'W', W, true);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnSsygvj_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnSsygvj_bufferSize', 'params', params, true) as typeof params;
     const status = (native$ ??= binder.native('cusolverDnSsygvj_bufferSize'))(handle, itype, jobz, uplo, n_, A$, lda, B$, ldb, W$, s$bytes, params);
     if (status !== 0) throw fail('cusolverDnSsygvj_bufferSize', status);
     return s$i32[0];
@@ -199,7 +199,7 @@ let cusolverDnSsytrd$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnSsytrd(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, d: T.DeviceMemory | null, e: T.DeviceMemory | null, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytrd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsytrd', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytrd', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrd', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSsytrd', 'A', A, true);
@@ -233,7 +233,7 @@ function bind$cusolverDnSsytrd_bufferSize(): typeof cusolverDnSsytrd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSsytrd_bufferSize(handle, uplo, n_, A, lda, d, e, tau) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsytrd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytrd_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrd_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSsytrd_bufferSize', 'A', A, true);
@@ -259,7 +259,7 @@ let cusolverDnSsytrf$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnSsytrf(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, ipiv: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytrf', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsytrf', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnSsytrf', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrf', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSsytrf', 'A', A, true);
@@ -287,7 +287,7 @@ function bind$cusolverDnSsytrf_bufferSize(): typeof cusolverDnSsytrf_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnSsytrf_bufferSize(handle, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnSsytrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnSsytrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnSsytrf_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnSsytrf_bufferSize', 'A', A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnSsytrf_bufferSize', 'lda', 'i32', lda);

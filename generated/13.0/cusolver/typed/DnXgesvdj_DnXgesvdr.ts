@@ -22,8 +22,8 @@ function bind$cusolverDnXgesvdjGetResidual(): typeof cusolverDnXgesvdjGetResidua
   const s$f64 = s.f64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function cusolverDnXgesvdjGetResidual(handle, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetResidual', 'handle', handle, true) as typeof handle;
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetResidual', 'info', info, true) as typeof info;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvdjGetResidual', 'handle', handle, true) as typeof handle;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXgesvdjGetResidual', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnXgesvdjGetResidual'))(handle, info, s$bytes);
     if (status !== 0) throw fail('cusolverDnXgesvdjGetResidual', status);
@@ -44,8 +44,8 @@ function bind$cusolverDnXgesvdjGetSweeps(): typeof cusolverDnXgesvdjGetSweeps {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXgesvdjGetSweeps(handle, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdjGetSweeps', 'handle', handle, true) as typeof handle;
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjGetSweeps', 'info', info, true) as typeof info;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvdjGetSweeps', 'handle', handle, true) as typeof handle;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXgesvdjGetSweeps', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusolverDnXgesvdjGetSweeps'))(handle, info, s$bytes);
     if (status !== 0) throw fail('cusolverDnXgesvdjGetSweeps', status);
@@ -57,7 +57,7 @@ let cusolverDnXgesvdjSetMaxSweeps$c: NativeFunction | undefined;
  * @param info in `gesvdjInfo_t`.
  * @param max_sweeps in `int`. */
 export function cusolverDnXgesvdjSetMaxSweeps(info: T.gesvdjInfo_t | null, max_sweeps: number): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjSetMaxSweeps', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXgesvdjSetMaxSweeps', 'info', info, true) as typeof info;
   if (typeof max_sweeps !== 'number' || (max_sweeps | 0) !== max_sweeps) throw intError('cusolverDnXgesvdjSetMaxSweeps', 'max_sweeps', 'i32', max_sweeps);
   const status = (cusolverDnXgesvdjSetMaxSweeps$c ??= binder.native('cusolverDnXgesvdjSetMaxSweeps'))(info, max_sweeps);
   if (status !== 0) throw fail('cusolverDnXgesvdjSetMaxSweeps', status);
@@ -67,7 +67,7 @@ let cusolverDnXgesvdjSetSortEig$c: NativeFunction | undefined;
  * @param info in `gesvdjInfo_t`.
  * @param sort_svd in `int`. */
 export function cusolverDnXgesvdjSetSortEig(info: T.gesvdjInfo_t | null, sort_svd: number): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjSetSortEig', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXgesvdjSetSortEig', 'info', info, true) as typeof info;
   if (typeof sort_svd !== 'number' || (sort_svd | 0) !== sort_svd) throw intError('cusolverDnXgesvdjSetSortEig', 'sort_svd', 'i32', sort_svd);
   const status = (cusolverDnXgesvdjSetSortEig$c ??= binder.native('cusolverDnXgesvdjSetSortEig'))(info, sort_svd);
   if (status !== 0) throw fail('cusolverDnXgesvdjSetSortEig', status);
@@ -77,7 +77,7 @@ let cusolverDnXgesvdjSetTolerance$c: NativeFunction | undefined;
  * @param info in `gesvdjInfo_t`.
  * @param tolerance in `double`. */
 export function cusolverDnXgesvdjSetTolerance(info: T.gesvdjInfo_t | null, tolerance: number): void {
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverDnXgesvdjSetTolerance', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverDnXgesvdjSetTolerance', 'info', info, true) as typeof info;
   if (typeof tolerance !== 'number') throw argError('cusolverDnXgesvdjSetTolerance', 'tolerance', 'a number', tolerance);
   const status = (cusolverDnXgesvdjSetTolerance$c ??= binder.native('cusolverDnXgesvdjSetTolerance'))(info, tolerance);
   if (status !== 0) throw fail('cusolverDnXgesvdjSetTolerance', status);
@@ -109,29 +109,29 @@ let cusolverDnXgesvdp$c: NativeFunction | undefined;
  * @param d_info out `int *`: device memory.
  * @param h_err_sigma in/out `double *`: address or host buffer. */
 export function cusolverDnXgesvdp(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobz: T.cusolverEigMode_t, econ: number, m: T.Int64, n_: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeS: T.cudaDataType, S: T.DeviceMemory | null, dataTypeU: T.cudaDataType, U: T.DeviceMemory | null, ldu: T.Int64, dataTypeV: T.cudaDataType, V: T.DeviceMemory | null, ldv: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, d_info: T.DeviceMemory | null, h_err_sigma: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdp', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvdp', 'params', params, true) as typeof params;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvdp', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgesvdp', 'params', params, true) as typeof params;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXgesvdp', 'jobz', 'i32', jobz);
   if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnXgesvdp', 'econ', 'i32', econ);
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'n', n_, true);
+  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgesvdp', 'm', m, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgesvdp', 'n', n_, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdp', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgesvdp', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvdp', 'lda', lda, true);
   if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvdp', 'dataTypeS', 'i32', dataTypeS);
   const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && S % 1 === 0 ? S : deviceArg('cusolverDnXgesvdp', 'S', S, true);
   if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvdp', 'dataTypeU', 'i32', dataTypeU);
   const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && U % 1 === 0 ? U : deviceArg('cusolverDnXgesvdp', 'U', U, true);
-  if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'ldu', ldu, true);
+  if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || Math.floor(ldu) !== ldu) int64Arg('cusolverDnXgesvdp', 'ldu', ldu, true);
   if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXgesvdp', 'dataTypeV', 'i32', dataTypeV);
   const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnXgesvdp', 'V', V, true);
-  if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || ldv % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'ldv', ldv, true);
+  if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || Math.floor(ldv) !== ldv) int64Arg('cusolverDnXgesvdp', 'ldv', ldv, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdp', 'computeType', 'i32', computeType);
   const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXgesvdp', 'bufferOnDevice', bufferOnDevice, true);
-  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || workspaceInBytesOnDevice % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXgesvdp', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvdp', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnXgesvdp', 'd_info', d_info, true);
   pointerArg('cusolverDnXgesvdp', 'h_err_sigma', h_err_sigma, true);
   const status = (cusolverDnXgesvdp$c ??= binder.native('cusolverDnXgesvdp'))(handle, params, jobz, econ, m, n_, dataTypeA, A$, lda, dataTypeS, S$, dataTypeU, U$, ldu, dataTypeV, V$, ldv, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info$, h_err_sigma);
@@ -167,23 +167,23 @@ function bind$cusolverDnXgesvdp_bufferSize(): typeof cusolverDnXgesvdp_bufferSiz
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXgesvdp_bufferSize(handle, params, jobz, econ, m, n_, dataTypeA, A, lda, dataTypeS, S, dataTypeU, U, ldu, dataTypeV, V, ldv, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdp_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvdp_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvdp_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgesvdp_bufferSize', 'params', params, true) as typeof params;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnXgesvdp_bufferSize', 'jobz', 'i32', jobz);
     if (typeof econ !== 'number' || (econ | 0) !== econ) throw intError('cusolverDnXgesvdp_bufferSize', 'econ', 'i32', econ);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'n', n_, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgesvdp_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgesvdp_bufferSize', 'n', n_, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgesvdp_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvdp_bufferSize', 'lda', lda, true);
     if (typeof dataTypeS !== 'number' || (dataTypeS | 0) !== dataTypeS) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeS', 'i32', dataTypeS);
     const S$ = typeof S === 'number' && S >= 0 && S <= 9007199254740991 && S % 1 === 0 ? S : deviceArg('cusolverDnXgesvdp_bufferSize', 'S', S, true);
     if (typeof dataTypeU !== 'number' || (dataTypeU | 0) !== dataTypeU) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeU', 'i32', dataTypeU);
     const U$ = typeof U === 'number' && U >= 0 && U <= 9007199254740991 && U % 1 === 0 ? U : deviceArg('cusolverDnXgesvdp_bufferSize', 'U', U, true);
-    if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || ldu % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldu', ldu, true);
+    if (typeof ldu !== 'number' || !(ldu >= -9007199254740991 && ldu <= 9007199254740991) || Math.floor(ldu) !== ldu) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldu', ldu, true);
     if (typeof dataTypeV !== 'number' || (dataTypeV | 0) !== dataTypeV) throw intError('cusolverDnXgesvdp_bufferSize', 'dataTypeV', 'i32', dataTypeV);
     const V$ = typeof V === 'number' && V >= 0 && V <= 9007199254740991 && V % 1 === 0 ? V : deviceArg('cusolverDnXgesvdp_bufferSize', 'V', V, true);
-    if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || ldv % 1 !== 0) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldv', ldv, true);
+    if (typeof ldv !== 'number' || !(ldv >= -9007199254740991 && ldv <= 9007199254740991) || Math.floor(ldv) !== ldv) int64Arg('cusolverDnXgesvdp_bufferSize', 'ldv', ldv, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdp_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
     s$f64[1] = 0;
@@ -221,32 +221,32 @@ let cusolverDnXgesvdr$c: NativeFunction | undefined;
  * @param workspaceInBytesOnHost in `size_t`.
  * @param d_info out `int *`: device memory. */
 export function cusolverDnXgesvdr(handle: T.cusolverDnHandle_t | null, params: T.cusolverDnParams_t | null, jobu: number, jobv: number, m: T.Int64, n_: T.Int64, k: T.Int64, p: T.Int64, niters: T.Int64, dataTypeA: T.cudaDataType, A: T.DeviceMemory | null, lda: T.Int64, dataTypeSrand: T.cudaDataType, Srand: T.Pointer, dataTypeUrand: T.cudaDataType, Urand: T.Pointer, ldUrand: T.Int64, dataTypeVrand: T.cudaDataType, Vrand: T.Pointer, ldVrand: T.Int64, computeType: T.cudaDataType, bufferOnDevice: T.DeviceMemory | null, workspaceInBytesOnDevice: T.Int64, bufferOnHost: T.HostMemory | null, workspaceInBytesOnHost: T.Int64, d_info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdr', 'handle', handle, true) as typeof handle;
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvdr', 'params', params, true) as typeof params;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvdr', 'handle', handle, true) as typeof handle;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgesvdr', 'params', params, true) as typeof params;
   if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnXgesvdr', 'jobu', 'i8', jobu);
   if (typeof jobv !== 'number' || ((jobv << 24) >> 24) !== jobv) throw intError('cusolverDnXgesvdr', 'jobv', 'i8', jobv);
-  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvdr', 'm', m, true);
-  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvdr', 'n', n_, true);
-  if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cusolverDnXgesvdr', 'k', k, true);
-  if (typeof p !== 'number' || !(p >= -9007199254740991 && p <= 9007199254740991) || p % 1 !== 0) int64Arg('cusolverDnXgesvdr', 'p', p, true);
-  if (typeof niters !== 'number' || !(niters >= -9007199254740991 && niters <= 9007199254740991) || niters % 1 !== 0) int64Arg('cusolverDnXgesvdr', 'niters', niters, true);
+  if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgesvdr', 'm', m, true);
+  if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgesvdr', 'n', n_, true);
+  if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cusolverDnXgesvdr', 'k', k, true);
+  if (typeof p !== 'number' || !(p >= -9007199254740991 && p <= 9007199254740991) || Math.floor(p) !== p) int64Arg('cusolverDnXgesvdr', 'p', p, true);
+  if (typeof niters !== 'number' || !(niters >= -9007199254740991 && niters <= 9007199254740991) || Math.floor(niters) !== niters) int64Arg('cusolverDnXgesvdr', 'niters', niters, true);
   if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdr', 'dataTypeA', 'i32', dataTypeA);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgesvdr', 'A', A, true);
-  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvdr', 'lda', lda, true);
+  if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvdr', 'lda', lda, true);
   if (typeof dataTypeSrand !== 'number' || (dataTypeSrand | 0) !== dataTypeSrand) throw intError('cusolverDnXgesvdr', 'dataTypeSrand', 'i32', dataTypeSrand);
   pointerArg('cusolverDnXgesvdr', 'Srand', Srand, true);
   if (typeof dataTypeUrand !== 'number' || (dataTypeUrand | 0) !== dataTypeUrand) throw intError('cusolverDnXgesvdr', 'dataTypeUrand', 'i32', dataTypeUrand);
   pointerArg('cusolverDnXgesvdr', 'Urand', Urand, true);
-  if (typeof ldUrand !== 'number' || !(ldUrand >= -9007199254740991 && ldUrand <= 9007199254740991) || ldUrand % 1 !== 0) int64Arg('cusolverDnXgesvdr', 'ldUrand', ldUrand, true);
+  if (typeof ldUrand !== 'number' || !(ldUrand >= -9007199254740991 && ldUrand <= 9007199254740991) || Math.floor(ldUrand) !== ldUrand) int64Arg('cusolverDnXgesvdr', 'ldUrand', ldUrand, true);
   if (typeof dataTypeVrand !== 'number' || (dataTypeVrand | 0) !== dataTypeVrand) throw intError('cusolverDnXgesvdr', 'dataTypeVrand', 'i32', dataTypeVrand);
   pointerArg('cusolverDnXgesvdr', 'Vrand', Vrand, true);
-  if (typeof ldVrand !== 'number' || !(ldVrand >= -9007199254740991 && ldVrand <= 9007199254740991) || ldVrand % 1 !== 0) int64Arg('cusolverDnXgesvdr', 'ldVrand', ldVrand, true);
+  if (typeof ldVrand !== 'number' || !(ldVrand >= -9007199254740991 && ldVrand <= 9007199254740991) || Math.floor(ldVrand) !== ldVrand) int64Arg('cusolverDnXgesvdr', 'ldVrand', ldVrand, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdr', 'computeType', 'i32', computeType);
   const bufferOnDevice$ = typeof bufferOnDevice === 'number' && bufferOnDevice >= 0 && bufferOnDevice <= 9007199254740991 && bufferOnDevice % 1 === 0 ? bufferOnDevice : deviceArg('cusolverDnXgesvdr', 'bufferOnDevice', bufferOnDevice, true);
-  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || workspaceInBytesOnDevice % 1 !== 0) int64Arg('cusolverDnXgesvdr', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXgesvdr', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnDevice !== 'number' || !(workspaceInBytesOnDevice >= 0 && workspaceInBytesOnDevice <= 9007199254740991) || Math.floor(workspaceInBytesOnDevice) !== workspaceInBytesOnDevice) int64Arg('cusolverDnXgesvdr', 'workspaceInBytesOnDevice', workspaceInBytesOnDevice, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvdr', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   hostArg('cusolverDnXgesvdr', 'bufferOnHost', bufferOnHost, true, workspaceInBytesOnHost);
-  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || workspaceInBytesOnHost % 1 !== 0) int64Arg('cusolverDnXgesvdr', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
+  if (typeof workspaceInBytesOnHost !== 'number' || !(workspaceInBytesOnHost >= 0 && workspaceInBytesOnHost <= 9007199254740991) || Math.floor(workspaceInBytesOnHost) !== workspaceInBytesOnHost) int64Arg('cusolverDnXgesvdr', 'workspaceInBytesOnHost', workspaceInBytesOnHost, false);
   const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnXgesvdr', 'd_info', d_info, true);
   const status = (cusolverDnXgesvdr$c ??= binder.native('cusolverDnXgesvdr'))(handle, params, jobu, jobv, m, n_, k, p, niters, dataTypeA, A$, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType, bufferOnDevice$, workspaceInBytesOnDevice, bufferOnHost, workspaceInBytesOnHost, d_info$);
   if (status !== 0) throw fail('cusolverDnXgesvdr', status);
@@ -284,26 +284,26 @@ function bind$cusolverDnXgesvdr_bufferSize(): typeof cusolverDnXgesvdr_bufferSiz
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverDnXgesvdr_bufferSize(handle, params, jobu, jobv, m, n_, k, p, niters, dataTypeA, A, lda, dataTypeSrand, Srand, dataTypeUrand, Urand, ldUrand, dataTypeVrand, Vrand, ldVrand, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnXgesvdr_bufferSize', 'handle', handle, true) as typeof handle;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnXgesvdr_bufferSize', 'params', params, true) as typeof params;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnXgesvdr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnXgesvdr_bufferSize', 'params', params, true) as typeof params;
     if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnXgesvdr_bufferSize', 'jobu', 'i8', jobu);
     if (typeof jobv !== 'number' || ((jobv << 24) >> 24) !== jobv) throw intError('cusolverDnXgesvdr_bufferSize', 'jobv', 'i8', jobv);
-    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || m % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'm', m, true);
-    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || n_ % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'n', n_, true);
-    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || k % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'k', k, true);
-    if (typeof p !== 'number' || !(p >= -9007199254740991 && p <= 9007199254740991) || p % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'p', p, true);
-    if (typeof niters !== 'number' || !(niters >= -9007199254740991 && niters <= 9007199254740991) || niters % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'niters', niters, true);
+    if (typeof m !== 'number' || !(m >= -9007199254740991 && m <= 9007199254740991) || Math.floor(m) !== m) int64Arg('cusolverDnXgesvdr_bufferSize', 'm', m, true);
+    if (typeof n_ !== 'number' || !(n_ >= -9007199254740991 && n_ <= 9007199254740991) || Math.floor(n_) !== n_) int64Arg('cusolverDnXgesvdr_bufferSize', 'n', n_, true);
+    if (typeof k !== 'number' || !(k >= -9007199254740991 && k <= 9007199254740991) || Math.floor(k) !== k) int64Arg('cusolverDnXgesvdr_bufferSize', 'k', k, true);
+    if (typeof p !== 'number' || !(p >= -9007199254740991 && p <= 9007199254740991) || Math.floor(p) !== p) int64Arg('cusolverDnXgesvdr_bufferSize', 'p', p, true);
+    if (typeof niters !== 'number' || !(niters >= -9007199254740991 && niters <= 9007199254740991) || Math.floor(niters) !== niters) int64Arg('cusolverDnXgesvdr_bufferSize', 'niters', niters, true);
     if (typeof dataTypeA !== 'number' || (dataTypeA | 0) !== dataTypeA) throw intError('cusolverDnXgesvdr_bufferSize', 'dataTypeA', 'i32', dataTypeA);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnXgesvdr_bufferSize', 'A', A, true);
-    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || lda % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'lda', lda, true);
+    if (typeof lda !== 'number' || !(lda >= -9007199254740991 && lda <= 9007199254740991) || Math.floor(lda) !== lda) int64Arg('cusolverDnXgesvdr_bufferSize', 'lda', lda, true);
     if (typeof dataTypeSrand !== 'number' || (dataTypeSrand | 0) !== dataTypeSrand) throw intError('cusolverDnXgesvdr_bufferSize', 'dataTypeSrand', 'i32', dataTypeSrand);
     pointerArg('cusolverDnXgesvdr_bufferSize', 'Srand', Srand, true);
     if (typeof dataTypeUrand !== 'number' || (dataTypeUrand | 0) !== dataTypeUrand) throw intError('cusolverDnXgesvdr_bufferSize', 'dataTypeUrand', 'i32', dataTypeUrand);
     pointerArg('cusolverDnXgesvdr_bufferSize', 'Urand', Urand, true);
-    if (typeof ldUrand !== 'number' || !(ldUrand >= -9007199254740991 && ldUrand <= 9007199254740991) || ldUrand % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'ldUrand', ldUrand, true);
+    if (typeof ldUrand !== 'number' || !(ldUrand >= -9007199254740991 && ldUrand <= 9007199254740991) || Math.floor(ldUrand) !== ldUrand) int64Arg('cusolverDnXgesvdr_bufferSize', 'ldUrand', ldUrand, true);
     if (typeof dataTypeVrand !== 'number' || (dataTypeVrand | 0) !== dataTypeVrand) throw intError('cusolverDnXgesvdr_bufferSize', 'dataTypeVrand', 'i32', dataTypeVrand);
     pointerArg('cusolverDnXgesvdr_bufferSize', 'Vrand', Vrand, true);
-    if (typeof ldVrand !== 'number' || !(ldVrand >= -9007199254740991 && ldVrand <= 9007199254740991) || ldVrand % 1 !== 0) int64Arg('cusolverDnXgesvdr_bufferSize', 'ldVrand', ldVrand, true);
+    if (typeof ldVrand !== 'number' || !(ldVrand >= -9007199254740991 && ldVrand <= 9007199254740991) || Math.floor(ldVrand) !== ldVrand) int64Arg('cusolverDnXgesvdr_bufferSize', 'ldVrand', ldVrand, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusolverDnXgesvdr_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
     s$f64[1] = 0;

@@ -23,7 +23,7 @@ let cusolverDnZgebrd$c: NativeFunction | undefined;
  * @param Lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnZgebrd(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, D: T.DeviceMemory | null, E: T.DeviceMemory | null, TAUQ: T.DeviceMemory | null, TAUP: T.DeviceMemory | null, Work: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgebrd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgebrd', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgebrd', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgebrd', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZgebrd', 'A', A, true);
@@ -53,7 +53,7 @@ function bind$cusolverDnZgebrd_bufferSize(): typeof cusolverDnZgebrd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZgebrd_bufferSize(handle, m, n_) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgebrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgebrd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgebrd_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgebrd_bufferSize', 'n', 'i32', n_);
     s$f64[0] = 0;
@@ -74,7 +74,7 @@ let cusolverDnZgeqrf$c: NativeFunction | undefined;
  * @param Lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnZgeqrf(handle: T.cusolverDnHandle_t | null, m: number, n_: number, A: T.DeviceMemory | null, lda: number, TAU: T.DeviceMemory | null, Workspace: T.DeviceMemory | null, Lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgeqrf', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgeqrf', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgeqrf', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgeqrf', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZgeqrf', 'A', A, true);
@@ -103,7 +103,7 @@ function bind$cusolverDnZgeqrf_bufferSize(): typeof cusolverDnZgeqrf_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZgeqrf_bufferSize(handle, m, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgeqrf_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgeqrf_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgeqrf_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZgeqrf_bufferSize', 'A', A, true);
@@ -133,7 +133,7 @@ let cusolverDnZgesvd$c: NativeFunction | undefined;
  * @param rwork in/out `double *`: address or host buffer.
  * @param info out `int *`: device memory. */
 export function cusolverDnZgesvd(handle: T.cusolverDnHandle_t | null, jobu: number, jobvt: number, m: number, n_: number, A: T.DeviceMemory | null, lda: number, S: T.DeviceMemory | null, U: T.DeviceMemory | null, ldu: number, VT: T.DeviceMemory | null, ldvt: number, work: T.DeviceMemory | null, lwork: number, rwork: T.Pointer, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgesvd', 'handle', handle, true) as typeof handle;
   if (typeof jobu !== 'number' || ((jobu << 24) >> 24) !== jobu) throw intError('cusolverDnZgesvd', 'jobu', 'i8', jobu);
   if (typeof jobvt !== 'number' || ((jobvt << 24) >> 24) !== jobvt) throw intError('cusolverDnZgesvd', 'jobvt', 'i8', jobvt);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvd', 'm', 'i32', m);
@@ -167,7 +167,7 @@ function bind$cusolverDnZgesvd_bufferSize(): typeof cusolverDnZgesvd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZgesvd_bufferSize(handle, m, n_) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgesvd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvd_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgesvd_bufferSize', 'n', 'i32', n_);
     s$f64[0] = 0;
@@ -200,22 +200,22 @@ let cusolverDnZgesvdaStridedBatched$c: NativeFunction | undefined;
  * @param h_R_nrmF in/out `double *`: address or host buffer.
  * @param batchSize in `int`. */
 export function cusolverDnZgesvdaStridedBatched(handle: T.cusolverDnHandle_t | null, jobz: T.cusolverEigMode_t, rank: number, m: number, n_: number, d_A: T.DeviceMemory | null, lda: number, strideA: T.Int64, d_S: T.DeviceMemory | null, strideS: T.Int64, d_U: T.DeviceMemory | null, ldu: number, strideU: T.Int64, d_V: T.DeviceMemory | null, ldv: number, strideV: T.Int64, d_work: T.Pointer, lwork: number, d_info: T.DeviceMemory | null, h_R_nrmF: T.Pointer, batchSize: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgesvdaStridedBatched', 'handle', handle, true) as typeof handle;
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZgesvdaStridedBatched', 'jobz', 'i32', jobz);
   if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnZgesvdaStridedBatched', 'rank', 'i32', rank);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvdaStridedBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgesvdaStridedBatched', 'n', 'i32', n_);
   const d_A$ = typeof d_A === 'number' && d_A >= 0 && d_A <= 9007199254740991 && d_A % 1 === 0 ? d_A : deviceArg('cusolverDnZgesvdaStridedBatched', 'd_A', d_A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZgesvdaStridedBatched', 'lda', 'i32', lda);
-  if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched', 'strideA', strideA, true);
+  if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cusolverDnZgesvdaStridedBatched', 'strideA', strideA, true);
   const d_S$ = typeof d_S === 'number' && d_S >= 0 && d_S <= 9007199254740991 && d_S % 1 === 0 ? d_S : deviceArg('cusolverDnZgesvdaStridedBatched', 'd_S', d_S, true);
-  if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched', 'strideS', strideS, true);
+  if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || Math.floor(strideS) !== strideS) int64Arg('cusolverDnZgesvdaStridedBatched', 'strideS', strideS, true);
   const d_U$ = typeof d_U === 'number' && d_U >= 0 && d_U <= 9007199254740991 && d_U % 1 === 0 ? d_U : deviceArg('cusolverDnZgesvdaStridedBatched', 'd_U', d_U, true);
   if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnZgesvdaStridedBatched', 'ldu', 'i32', ldu);
-  if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched', 'strideU', strideU, true);
+  if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || Math.floor(strideU) !== strideU) int64Arg('cusolverDnZgesvdaStridedBatched', 'strideU', strideU, true);
   const d_V$ = typeof d_V === 'number' && d_V >= 0 && d_V <= 9007199254740991 && d_V % 1 === 0 ? d_V : deviceArg('cusolverDnZgesvdaStridedBatched', 'd_V', d_V, true);
   if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnZgesvdaStridedBatched', 'ldv', 'i32', ldv);
-  if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched', 'strideV', strideV, true);
+  if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || Math.floor(strideV) !== strideV) int64Arg('cusolverDnZgesvdaStridedBatched', 'strideV', strideV, true);
   pointerArg('cusolverDnZgesvdaStridedBatched', 'd_work', d_work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZgesvdaStridedBatched', 'lwork', 'i32', lwork);
   const d_info$ = typeof d_info === 'number' && d_info >= 0 && d_info <= 9007199254740991 && d_info % 1 === 0 ? d_info : deviceArg('cusolverDnZgesvdaStridedBatched', 'd_info', d_info, true);
@@ -253,22 +253,22 @@ function bind$cusolverDnZgesvdaStridedBatched_bufferSize(): typeof cusolverDnZge
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZgesvdaStridedBatched_bufferSize(handle, jobz, rank, m, n_, d_A, lda, strideA, d_S, strideS, d_U, ldu, strideU, d_V, ldv, strideV, batchSize) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'jobz', 'i32', jobz);
     if (typeof rank !== 'number' || (rank | 0) !== rank) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'rank', 'i32', rank);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'n', 'i32', n_);
     const d_A$ = typeof d_A === 'number' && d_A >= 0 && d_A <= 9007199254740991 && d_A % 1 === 0 ? d_A : deviceArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_A', d_A, true);
     if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'lda', 'i32', lda);
-    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || strideA % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
+    if (typeof strideA !== 'number' || !(strideA >= -9007199254740991 && strideA <= 9007199254740991) || Math.floor(strideA) !== strideA) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideA', strideA, true);
     const d_S$ = typeof d_S === 'number' && d_S >= 0 && d_S <= 9007199254740991 && d_S % 1 === 0 ? d_S : deviceArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_S', d_S, true);
-    if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || strideS % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
+    if (typeof strideS !== 'number' || !(strideS >= -9007199254740991 && strideS <= 9007199254740991) || Math.floor(strideS) !== strideS) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideS', strideS, true);
     const d_U$ = typeof d_U === 'number' && d_U >= 0 && d_U <= 9007199254740991 && d_U % 1 === 0 ? d_U : deviceArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_U', d_U, true);
     if (typeof ldu !== 'number' || (ldu | 0) !== ldu) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'ldu', 'i32', ldu);
-    if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || strideU % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
+    if (typeof strideU !== 'number' || !(strideU >= -9007199254740991 && strideU <= 9007199254740991) || Math.floor(strideU) !== strideU) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideU', strideU, true);
     const d_V$ = typeof d_V === 'number' && d_V >= 0 && d_V <= 9007199254740991 && d_V % 1 === 0 ? d_V : deviceArg('cusolverDnZgesvdaStridedBatched_bufferSize', 'd_V', d_V, true);
     if (typeof ldv !== 'number' || (ldv | 0) !== ldv) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'ldv', 'i32', ldv);
-    if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || strideV % 1 !== 0) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
+    if (typeof strideV !== 'number' || !(strideV >= -9007199254740991 && strideV <= 9007199254740991) || Math.floor(strideV) !== strideV) int64Arg('cusolverDnZgesvdaStridedBatched_bufferSize', 'strideV', strideV, true);
     s$f64[0] = 0;
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverDnZgesvdaStridedBatched_bufferSize', 'batchSize', 'i32', batchSize);
     const status = (native$ ??= binder.native('cusolverDnZgesvdaStridedBatched_bufferSize'))(handle, jobz, rank, m, n_, d_A$, lda, strideA, d_S$, strideS, d_U$, ldu, strideU, d_V$, ldv, strideV, s$bytes, batchSize);

@@ -38,7 +38,7 @@ function bind$cusolverDnZhegvdx(): typeof cusolverDnZhegvdx {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZhegvdx(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W, work, lwork, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvdx', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZhegvdx', 'handle', handle, true) as typeof handle;
     if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnZhegvdx', 'itype', 'i32', itype);
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZhegvdx', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnZhegvdx', 'range', 'i32', range);
@@ -89,7 +89,7 @@ function bind$cusolverDnZhegvdx_bufferSize(): typeof cusolverDnZhegvdx_bufferSiz
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZhegvdx_bufferSize(handle, itype, jobz, range, uplo, n_, A, lda, B, ldb, vl, vu, il, iu, W) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvdx_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZhegvdx_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnZhegvdx_bufferSize', 'itype', 'i32', itype);
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZhegvdx_bufferSize', 'jobz', 'i32', jobz);
     if (typeof range !== 'number' || (range | 0) !== range) throw intError('cusolverDnZhegvdx_bufferSize', 'range', 'i32', range);
@@ -128,7 +128,7 @@ let cusolverDnZhegvj$c: NativeFunction | undefined;
  * @param info out `int *`: device memory.
  * @param params in `syevjInfo_t`. */
 export function cusolverDnZhegvj(handle: T.cusolverDnHandle_t | null, itype: T.cusolverEigType_t, jobz: T.cusolverEigMode_t, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, B: T.DeviceMemory | null, ldb: number, W: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null, params: T.syevjInfo_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvj', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZhegvj', 'handle', handle, true) as typeof handle;
   if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnZhegvj', 'itype', 'i32', itype);
   if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZhegvj', 'jobz', 'i32', jobz);
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhegvj', 'uplo', 'i32', uplo);
@@ -141,7 +141,7 @@ export function cusolverDnZhegvj(handle: T.cusolverDnHandle_t | null, itype: T.c
   const work$ = typeof work === 'number' && work >= 0 && work <= 9007199254740991 && work % 1 === 0 ? work : deviceArg('cusolverDnZhegvj', 'work', work, true);
   if (typeof lwork !== 'number' || (lwork | 0) !== lwork) throw intError('cusolverDnZhegvj', 'lwork', 'i32', lwork);
   const info$ = typeof info === 'number' && info >= 0 && info <= 9007199254740991 && info % 1 === 0 ? info : deviceArg('cusolverDnZhegvj', 'info', info, true);
-  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZhegvj', 'params', params, true) as typeof params;
+  if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnZhegvj', 'params', params, true) as typeof params;
   const status = (cusolverDnZhegvj$c ??= binder.native('cusolverDnZhegvj'))(handle, itype, jobz, uplo, n_, A$, lda, B$, ldb, W$, work$, lwork, info$, params);
   if (status !== 0) throw fail('cusolverDnZhegvj', status);
 }
@@ -168,7 +168,7 @@ function bind$cusolverDnZhegvj_bufferSize(): typeof cusolverDnZhegvj_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZhegvj_bufferSize(handle, itype, jobz, uplo, n_, A, lda, B, ldb, W, params) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhegvj_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZhegvj_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof itype !== 'number' || (itype | 0) !== itype) throw intError('cusolverDnZhegvj_bufferSize', 'itype', 'i32', itype);
     if (typeof jobz !== 'number' || (jobz | 0) !== jobz) throw intError('cusolverDnZhegvj_bufferSize', 'jobz', 'i32', jobz);
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhegvj_bufferSize', 'uplo', 'i32', uplo);
@@ -179,7 +179,7 @@ function bind$cusolverDnZhegvj_bufferSize(): typeof cusolverDnZhegvj_bufferSize 
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusolverDnZhegvj_bufferSize', 'ldb', 'i32', ldb);
     const W$ = typeof W === 'number' && W >= 0 && W <= 9007199254740991 && W % 1 === 0 ? W : deviceArg('cusolverDnZhegvj_bufferSize', 'W', W, true);
     s$f64[0] = 0;
-    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || params % 1 !== 0) params = addressArg('cusolverDnZhegvj_bufferSize', 'params', params, true) as typeof params;
+    if (typeof params !== 'number' || !(params >= 0 && params <= 9007199254740991) || Math.floor(params) !== params) params = addressArg('cusolverDnZhegvj_bufferSize', 'params', params, true) as typeof params;
     const status = (native$ ??= binder.native('cusolverDnZhegvj_bufferSize'))(handle, itype, jobz, uplo, n_, A$, lda, B$, ldb, W$, s$bytes, params);
     if (status !== 0) throw fail('cusolverDnZhegvj_bufferSize', status);
     return s$i32[0];
@@ -199,7 +199,7 @@ let cusolverDnZhetrd$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param info out `int *`: device memory. */
 export function cusolverDnZhetrd(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, d: T.DeviceMemory | null, e: T.DeviceMemory | null, tau: T.DeviceMemory | null, work: T.DeviceMemory | null, lwork: number, info: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhetrd', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZhetrd', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhetrd', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZhetrd', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZhetrd', 'A', A, true);
@@ -233,7 +233,7 @@ function bind$cusolverDnZhetrd_bufferSize(): typeof cusolverDnZhetrd_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZhetrd_bufferSize(handle, uplo, n_, A, lda, d, e, tau) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZhetrd_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZhetrd_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZhetrd_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZhetrd_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZhetrd_bufferSize', 'A', A, true);
@@ -258,7 +258,7 @@ let cusolverDnZlaswp$c: NativeFunction | undefined;
  * @param devIpiv in `const int *`: device memory.
  * @param incx in `int`. */
 export function cusolverDnZlaswp(handle: T.cusolverDnHandle_t | null, n_: number, A: T.DeviceMemory | null, lda: number, k1: number, k2: number, devIpiv: T.DeviceMemory | null, incx: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZlaswp', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZlaswp', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZlaswp', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZlaswp', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusolverDnZlaswp', 'lda', 'i32', lda);
@@ -280,7 +280,7 @@ let cusolverDnZlauum$c: NativeFunction | undefined;
  * @param lwork in `int`.
  * @param devInfo out `int *`: device memory. */
 export function cusolverDnZlauum(handle: T.cusolverDnHandle_t | null, uplo: T.cublasFillMode_t, n_: number, A: T.DeviceMemory | null, lda: number, work: T.DeviceMemory | null, lwork: number, devInfo: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZlauum', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZlauum', 'handle', handle, true) as typeof handle;
   if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZlauum', 'uplo', 'i32', uplo);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZlauum', 'n', 'i32', n_);
   const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZlauum', 'A', A, true);
@@ -308,7 +308,7 @@ function bind$cusolverDnZlauum_bufferSize(): typeof cusolverDnZlauum_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverDnZlauum_bufferSize(handle, uplo, n_, A, lda) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverDnZlauum_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverDnZlauum_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof uplo !== 'number' || (uplo | 0) !== uplo) throw intError('cusolverDnZlauum_bufferSize', 'uplo', 'i32', uplo);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverDnZlauum_bufferSize', 'n', 'i32', n_);
     const A$ = typeof A === 'number' && A >= 0 && A <= 9007199254740991 && A % 1 === 0 ? A : deviceArg('cusolverDnZlauum_bufferSize', 'A', A, true);

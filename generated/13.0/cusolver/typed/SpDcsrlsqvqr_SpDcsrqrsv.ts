@@ -34,11 +34,11 @@ function bind$cusolverSpDcsrlsqvqrHost(): typeof cusolverSpDcsrlsqvqrHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpDcsrlsqvqrHost(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsqvqrHost', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrlsqvqrHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsqvqrHost', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpDcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpDcsrlsqvqrHost', 'csrValA', csrValA, true);
     hostArg('cusolverSpDcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
     hostArg('cusolverSpDcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
@@ -77,10 +77,10 @@ function bind$cusolverSpDcsrlsvchol(): typeof cusolverSpDcsrlsvchol {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpDcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvchol', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsrlsvchol', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvchol', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvchol', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpDcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
     const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpDcsrlsvchol', 'csrVal', csrVal, true);
     const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpDcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpDcsrlsvchol', 'csrColInd', csrColInd, true);
@@ -118,10 +118,10 @@ function bind$cusolverSpDcsrlsvcholHost(): typeof cusolverSpDcsrlsvcholHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpDcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvcholHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsrlsvcholHost', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvcholHost', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvcholHost', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpDcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpDcsrlsvcholHost', 'csrVal', csrVal, true);
     hostArg('cusolverSpDcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
     hostArg('cusolverSpDcsrlsvcholHost', 'csrColInd', csrColInd, true);
@@ -159,10 +159,10 @@ function bind$cusolverSpDcsrlsvluHost(): typeof cusolverSpDcsrlsvluHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpDcsrlsvluHost(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvluHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsrlsvluHost', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrlsvluHost', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpDcsrlsvluHost', 'nnzA', 'i32', nnzA);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpDcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpDcsrlsvluHost', 'csrValA', csrValA, true);
     hostArg('cusolverSpDcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
     hostArg('cusolverSpDcsrlsvluHost', 'csrColIndA', csrColIndA, true);
@@ -200,10 +200,10 @@ function bind$cusolverSpDcsrlsvqr(): typeof cusolverSpDcsrlsvqr {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpDcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvqr', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsrlsvqr', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvqr', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvqr', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpDcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
     const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpDcsrlsvqr', 'csrVal', csrVal, true);
     const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpDcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpDcsrlsvqr', 'csrColInd', csrColInd, true);
@@ -241,10 +241,10 @@ function bind$cusolverSpDcsrlsvqrHost(): typeof cusolverSpDcsrlsvqrHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpDcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrlsvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsrlsvqrHost', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrlsvqrHost', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrlsvqrHost', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpDcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpDcsrlsvqrHost', 'csrValA', csrValA, true);
     hostArg('cusolverSpDcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
     hostArg('cusolverSpDcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
@@ -281,16 +281,16 @@ function bind$cusolverSpDcsrqrBufferInfoBatched(): typeof cusolverSpDcsrqrBuffer
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverSpDcsrqrBufferInfoBatched(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
     const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpDcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
     const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpDcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpDcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpDcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverSpDcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cusolverSpDcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, batchSize, info, s$slot0, s$slot1);
@@ -315,18 +315,18 @@ let cusolverSpDcsrqrsvBatched$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpDcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, b: T.DeviceMemory | null, x: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpDcsrqrsvBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpDcsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpDcsrqrsvBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpDcsrqrsvBatched', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpDcsrqrsvBatched', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpDcsrqrsvBatched', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpDcsrqrsvBatched', 'descrA', descrA, true) as typeof descrA;
   const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpDcsrqrsvBatched', 'csrValA', csrValA, true);
   const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpDcsrqrsvBatched', 'csrRowPtrA', csrRowPtrA, true);
   const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpDcsrqrsvBatched', 'csrColIndA', csrColIndA, true);
   const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpDcsrqrsvBatched', 'b', b, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpDcsrqrsvBatched', 'x', x, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpDcsrqrsvBatched', 'batchSize', 'i32', batchSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpDcsrqrsvBatched', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverSpDcsrqrsvBatched', 'info', info, true) as typeof info;
   pointerArg('cusolverSpDcsrqrsvBatched', 'pBuffer', pBuffer, true);
   const status = (cusolverSpDcsrqrsvBatched$c ??= binder.native('cusolverSpDcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA$, csrRowPtrA$, csrColIndA$, b$, x$, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpDcsrqrsvBatched', status);

@@ -19,10 +19,10 @@ let cusolverSpXcsrsymrcmHost$c: NativeFunction | undefined;
  * @param p in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpXcsrsymrcmHost(handle: T.cusolverSpHandle_t | null, n_: number, nnzA: number, descrA: T.cusparseMatDescr_t | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, p: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpXcsrsymrcmHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpXcsrsymrcmHost', 'handle', handle, true) as typeof handle;
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpXcsrsymrcmHost', 'n', 'i32', n_);
   if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpXcsrsymrcmHost', 'nnzA', 'i32', nnzA);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpXcsrsymrcmHost', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpXcsrsymrcmHost', 'descrA', descrA, true) as typeof descrA;
   hostArg('cusolverSpXcsrsymrcmHost', 'csrRowPtrA', csrRowPtrA, true);
   hostArg('cusolverSpXcsrsymrcmHost', 'csrColIndA', csrColIndA, true);
   pointerArg('cusolverSpXcsrsymrcmHost', 'p', p, true);
@@ -43,10 +43,10 @@ let cusolverSpZcsreigsHost$c: NativeFunction | undefined;
  * @param num_eigs in/out `int *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpZcsreigsHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, left_bottom_corner: T.double2, right_upper_corner: T.double2, num_eigs: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsreigsHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsreigsHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsreigsHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsreigsHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsreigsHost', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpZcsreigsHost', 'descrA', descrA, true) as typeof descrA;
   hostArg('cusolverSpZcsreigsHost', 'csrValA', csrValA, true);
   hostArg('cusolverSpZcsreigsHost', 'csrRowPtrA', csrRowPtrA, true);
   hostArg('cusolverSpZcsreigsHost', 'csrColIndA', csrColIndA, true);
@@ -73,10 +73,10 @@ let cusolverSpZcsreigvsi$c: NativeFunction | undefined;
  * @param x in/out `cuDoubleComplex *`: device memory.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpZcsreigvsi(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, mu0: T.double2, x0: T.DeviceMemory | null, maxite: number, eps: number, mu: T.Pointer, x: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsreigvsi', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsreigvsi', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsreigvsi', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsreigvsi', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsreigvsi', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpZcsreigvsi', 'descrA', descrA, true) as typeof descrA;
   const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpZcsreigvsi', 'csrValA', csrValA, true);
   const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpZcsreigvsi', 'csrRowPtrA', csrRowPtrA, true);
   const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpZcsreigvsi', 'csrColIndA', csrColIndA, true);
@@ -106,10 +106,10 @@ let cusolverSpZcsreigvsiHost$c: NativeFunction | undefined;
  * @param x in/out `cuDoubleComplex *`: host memory.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpZcsreigvsiHost(handle: T.cusolverSpHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.HostMemory | null, csrRowPtrA: T.HostMemory | null, csrColIndA: T.HostMemory | null, mu0: T.double2, x0: T.HostMemory | null, maxite: number, tol: number, mu: T.Pointer, x: T.HostMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsreigvsiHost', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsreigvsiHost', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsreigvsiHost', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsreigvsiHost', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsreigvsiHost', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpZcsreigvsiHost', 'descrA', descrA, true) as typeof descrA;
   hostArg('cusolverSpZcsreigvsiHost', 'csrValA', csrValA, true);
   hostArg('cusolverSpZcsreigvsiHost', 'csrRowPtrA', csrRowPtrA, true);
   hostArg('cusolverSpZcsreigvsiHost', 'csrColIndA', csrColIndA, true);
@@ -148,11 +148,11 @@ function bind$cusolverSpZcsrlsqvqrHost(): typeof cusolverSpZcsrlsqvqrHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpZcsrlsqvqrHost(handle, m, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, x, p, min_norm) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsrlsqvqrHost', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsqvqrHost', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrlsqvqrHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsqvqrHost', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpZcsrlsqvqrHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpZcsrlsqvqrHost', 'csrValA', csrValA, true);
     hostArg('cusolverSpZcsrlsqvqrHost', 'csrRowPtrA', csrRowPtrA, true);
     hostArg('cusolverSpZcsrlsqvqrHost', 'csrColIndA', csrColIndA, true);
@@ -191,10 +191,10 @@ function bind$cusolverSpZcsrlsvchol(): typeof cusolverSpZcsrlsvchol {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpZcsrlsvchol(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvchol', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsrlsvchol', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvchol', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvchol', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpZcsrlsvchol', 'descrA', descrA, true) as typeof descrA;
     const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpZcsrlsvchol', 'csrVal', csrVal, true);
     const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpZcsrlsvchol', 'csrRowPtr', csrRowPtr, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpZcsrlsvchol', 'csrColInd', csrColInd, true);
@@ -232,10 +232,10 @@ function bind$cusolverSpZcsrlsvcholHost(): typeof cusolverSpZcsrlsvcholHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpZcsrlsvcholHost(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvcholHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsrlsvcholHost', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvcholHost', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvcholHost', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpZcsrlsvcholHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpZcsrlsvcholHost', 'csrVal', csrVal, true);
     hostArg('cusolverSpZcsrlsvcholHost', 'csrRowPtr', csrRowPtr, true);
     hostArg('cusolverSpZcsrlsvcholHost', 'csrColInd', csrColInd, true);
@@ -273,10 +273,10 @@ function bind$cusolverSpZcsrlsvluHost(): typeof cusolverSpZcsrlsvluHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpZcsrlsvluHost(handle, n_, nnzA, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvluHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsrlsvluHost', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrlsvluHost', 'n', 'i32', n_);
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusolverSpZcsrlsvluHost', 'nnzA', 'i32', nnzA);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpZcsrlsvluHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpZcsrlsvluHost', 'csrValA', csrValA, true);
     hostArg('cusolverSpZcsrlsvluHost', 'csrRowPtrA', csrRowPtrA, true);
     hostArg('cusolverSpZcsrlsvluHost', 'csrColIndA', csrColIndA, true);

@@ -32,10 +32,10 @@ function bind$cusolverSpZcsrlsvqr(): typeof cusolverSpZcsrlsvqr {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpZcsrlsvqr(handle, m, nnz, descrA, csrVal, csrRowPtr, csrColInd, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvqr', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsrlsvqr', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvqr', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvqr', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpZcsrlsvqr', 'descrA', descrA, true) as typeof descrA;
     const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpZcsrlsvqr', 'csrVal', csrVal, true);
     const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpZcsrlsvqr', 'csrRowPtr', csrRowPtr, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpZcsrlsvqr', 'csrColInd', csrColInd, true);
@@ -73,10 +73,10 @@ function bind$cusolverSpZcsrlsvqrHost(): typeof cusolverSpZcsrlsvqrHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpZcsrlsvqrHost(handle, m, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, b, tol, reorder, x) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrlsvqrHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsrlsvqrHost', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrlsvqrHost', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrlsvqrHost', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpZcsrlsvqrHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpZcsrlsvqrHost', 'csrValA', csrValA, true);
     hostArg('cusolverSpZcsrlsvqrHost', 'csrRowPtrA', csrRowPtrA, true);
     hostArg('cusolverSpZcsrlsvqrHost', 'csrColIndA', csrColIndA, true);
@@ -113,16 +113,16 @@ function bind$cusolverSpZcsrqrBufferInfoBatched(): typeof cusolverSpZcsrqrBuffer
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusolverSpZcsrqrBufferInfoBatched(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd, batchSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'descrA', descrA, true) as typeof descrA;
     const csrVal$ = typeof csrVal === 'number' && csrVal >= 0 && csrVal <= 9007199254740991 && csrVal % 1 === 0 ? csrVal : deviceArg('cusolverSpZcsrqrBufferInfoBatched', 'csrVal', csrVal, true);
     const csrRowPtr$ = typeof csrRowPtr === 'number' && csrRowPtr >= 0 && csrRowPtr <= 9007199254740991 && csrRowPtr % 1 === 0 ? csrRowPtr : deviceArg('cusolverSpZcsrqrBufferInfoBatched', 'csrRowPtr', csrRowPtr, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusolverSpZcsrqrBufferInfoBatched', 'csrColInd', csrColInd, true);
     if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpZcsrqrBufferInfoBatched', 'batchSize', 'i32', batchSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverSpZcsrqrBufferInfoBatched', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cusolverSpZcsrqrBufferInfoBatched'))(handle, m, n_, nnz, descrA, csrVal$, csrRowPtr$, csrColInd$, batchSize, info, s$slot0, s$slot1);
@@ -147,18 +147,18 @@ let cusolverSpZcsrqrsvBatched$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusolverSpZcsrqrsvBatched(handle: T.cusolverSpHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrValA: T.DeviceMemory | null, csrRowPtrA: T.DeviceMemory | null, csrColIndA: T.DeviceMemory | null, b: T.DeviceMemory | null, x: T.DeviceMemory | null, batchSize: number, info: T.csrqrInfo_t | null, pBuffer: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrqrsvBatched', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsrqrsvBatched', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusolverSpZcsrqrsvBatched', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrqrsvBatched', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrqrsvBatched', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrqrsvBatched', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpZcsrqrsvBatched', 'descrA', descrA, true) as typeof descrA;
   const csrValA$ = typeof csrValA === 'number' && csrValA >= 0 && csrValA <= 9007199254740991 && csrValA % 1 === 0 ? csrValA : deviceArg('cusolverSpZcsrqrsvBatched', 'csrValA', csrValA, true);
   const csrRowPtrA$ = typeof csrRowPtrA === 'number' && csrRowPtrA >= 0 && csrRowPtrA <= 9007199254740991 && csrRowPtrA % 1 === 0 ? csrRowPtrA : deviceArg('cusolverSpZcsrqrsvBatched', 'csrRowPtrA', csrRowPtrA, true);
   const csrColIndA$ = typeof csrColIndA === 'number' && csrColIndA >= 0 && csrColIndA <= 9007199254740991 && csrColIndA % 1 === 0 ? csrColIndA : deviceArg('cusolverSpZcsrqrsvBatched', 'csrColIndA', csrColIndA, true);
   const b$ = typeof b === 'number' && b >= 0 && b <= 9007199254740991 && b % 1 === 0 ? b : deviceArg('cusolverSpZcsrqrsvBatched', 'b', b, true);
   const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusolverSpZcsrqrsvBatched', 'x', x, true);
   if (typeof batchSize !== 'number' || (batchSize | 0) !== batchSize) throw intError('cusolverSpZcsrqrsvBatched', 'batchSize', 'i32', batchSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusolverSpZcsrqrsvBatched', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusolverSpZcsrqrsvBatched', 'info', info, true) as typeof info;
   pointerArg('cusolverSpZcsrqrsvBatched', 'pBuffer', pBuffer, true);
   const status = (cusolverSpZcsrqrsvBatched$c ??= binder.native('cusolverSpZcsrqrsvBatched'))(handle, m, n_, nnz, descrA, csrValA$, csrRowPtrA$, csrColIndA$, b$, x$, batchSize, info, pBuffer);
   if (status !== 0) throw fail('cusolverSpZcsrqrsvBatched', status);
@@ -184,10 +184,10 @@ function bind$cusolverSpZcsrzfdHost(): typeof cusolverSpZcsrzfdHost {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusolverSpZcsrzfdHost(handle, n_, nnz, descrA, csrValA, csrRowPtrA, csrColIndA, P) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusolverSpZcsrzfdHost', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusolverSpZcsrzfdHost', 'handle', handle, true) as typeof handle;
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusolverSpZcsrzfdHost', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusolverSpZcsrzfdHost', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusolverSpZcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusolverSpZcsrzfdHost', 'descrA', descrA, true) as typeof descrA;
     hostArg('cusolverSpZcsrzfdHost', 'csrValA', csrValA, true);
     hostArg('cusolverSpZcsrzfdHost', 'csrRowPtrA', csrRowPtrA, true);
     hostArg('cusolverSpZcsrzfdHost', 'csrColIndA', csrColIndA, true);

@@ -25,11 +25,11 @@ function bind$cusparseAxpby(): typeof cusparseAxpby {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseAxpby(handle, alpha, vecX, beta, vecY) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseAxpby', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseAxpby', 'handle', handle, true) as typeof handle;
     const alpha$ = scalarArg('cusparseAxpby', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseAxpby', 'vecX', vecX, true) as typeof vecX;
+    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || Math.floor(vecX) !== vecX) vecX = addressArg('cusparseAxpby', 'vecX', vecX, true) as typeof vecX;
     const beta$ = scalarArg('cusparseAxpby', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseAxpby', 'vecY', vecY, true) as typeof vecY;
+    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseAxpby', 'vecY', vecY, true) as typeof vecY;
     const status = (native$ ??= binder.native('cusparseAxpby'))(handle, alpha$, vecX, beta$, vecY);
     if (status !== 0) throw fail('cusparseAxpby', status);
   };
@@ -47,7 +47,7 @@ function bind$cusparseBlockedEllGet(): typeof cusparseBlockedEllGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$slot7 = s.slot(7), s$slot8 = s.slot(8), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseBlockedEllGet(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseBlockedEllGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseBlockedEllGet', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -71,11 +71,11 @@ let cusparseBsrSetStridedBatch$c: NativeFunction | undefined;
  * @param ValuesBatchStride in `int64_t`.
  * @remarks Since CUDA 12.5. */
 export function cusparseBsrSetStridedBatch(spMatDescr: T.cusparseSpMatDescr_t | null, batchCount: number, offsetsBatchStride: T.Int64, columnsBatchStride: T.Int64, ValuesBatchStride: T.Int64): void {
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseBsrSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseBsrSetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseBsrSetStridedBatch', 'batchCount', 'i32', batchCount);
-  if (typeof offsetsBatchStride !== 'number' || !(offsetsBatchStride >= -9007199254740991 && offsetsBatchStride <= 9007199254740991) || offsetsBatchStride % 1 !== 0) int64Arg('cusparseBsrSetStridedBatch', 'offsetsBatchStride', offsetsBatchStride, true);
-  if (typeof columnsBatchStride !== 'number' || !(columnsBatchStride >= -9007199254740991 && columnsBatchStride <= 9007199254740991) || columnsBatchStride % 1 !== 0) int64Arg('cusparseBsrSetStridedBatch', 'columnsBatchStride', columnsBatchStride, true);
-  if (typeof ValuesBatchStride !== 'number' || !(ValuesBatchStride >= -9007199254740991 && ValuesBatchStride <= 9007199254740991) || ValuesBatchStride % 1 !== 0) int64Arg('cusparseBsrSetStridedBatch', 'ValuesBatchStride', ValuesBatchStride, true);
+  if (typeof offsetsBatchStride !== 'number' || !(offsetsBatchStride >= -9007199254740991 && offsetsBatchStride <= 9007199254740991) || Math.floor(offsetsBatchStride) !== offsetsBatchStride) int64Arg('cusparseBsrSetStridedBatch', 'offsetsBatchStride', offsetsBatchStride, true);
+  if (typeof columnsBatchStride !== 'number' || !(columnsBatchStride >= -9007199254740991 && columnsBatchStride <= 9007199254740991) || Math.floor(columnsBatchStride) !== columnsBatchStride) int64Arg('cusparseBsrSetStridedBatch', 'columnsBatchStride', columnsBatchStride, true);
+  if (typeof ValuesBatchStride !== 'number' || !(ValuesBatchStride >= -9007199254740991 && ValuesBatchStride <= 9007199254740991) || Math.floor(ValuesBatchStride) !== ValuesBatchStride) int64Arg('cusparseBsrSetStridedBatch', 'ValuesBatchStride', ValuesBatchStride, true);
   const status = (cusparseBsrSetStridedBatch$c ??= binder.native('cusparseBsrSetStridedBatch'))(spMatDescr, batchCount, offsetsBatchStride, columnsBatchStride, ValuesBatchStride);
   if (status !== 0) throw fail('cusparseBsrSetStridedBatch', status);
 }
@@ -96,16 +96,16 @@ let cusparseCbsr2csr$c: NativeFunction | undefined;
  * @param csrSortedColIndC in/out `int *`: device memory.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsr2csr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockDim: number, descrC: T.cusparseMatDescr_t | null, csrSortedValC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsr2csr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsr2csr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsr2csr', 'dirA', 'i32', dirA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsr2csr', 'mb', 'i32', mb);
   if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCbsr2csr', 'nb', 'i32', nb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsr2csr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsr2csr', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseCbsr2csr', 'bsrSortedValA', bsrSortedValA, true);
   const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseCbsr2csr', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseCbsr2csr', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsr2csr', 'blockDim', 'i32', blockDim);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseCbsr2csr', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseCbsr2csr', 'descrC', descrC, true) as typeof descrC;
   const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseCbsr2csr', 'csrSortedValC', csrSortedValC, true);
   const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseCbsr2csr', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
   const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseCbsr2csr', 'csrSortedColIndC', csrSortedColIndC, true);
@@ -128,16 +128,16 @@ let cusparseCbsric02$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsric02(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsric02', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsric02', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsric02', 'dirA', 'i32', dirA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsric02', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsric02', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsric02', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsric02', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsric02', 'bsrSortedVal', bsrSortedVal, true);
   const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsric02', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsric02', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsric02', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsric02', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsric02', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseCbsric02', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseCbsric02', 'pBuffer', pBuffer, true);
   const status = (cusparseCbsric02$c ??= binder.native('cusparseCbsric02'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, policy, pBuffer$);
@@ -159,16 +159,16 @@ let cusparseCbsric02_analysis$c: NativeFunction | undefined;
  * @param pInputBuffer in/out `void *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsric02_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockDim: number, info: T.bsric02Info_t | null, policy: T.cusparseSolvePolicy_t, pInputBuffer: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsric02_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsric02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsric02_analysis', 'dirA', 'i32', dirA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsric02_analysis', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsric02_analysis', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsric02_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsric02_analysis', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsric02_analysis', 'bsrSortedVal', bsrSortedVal, true);
   const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsric02_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsric02_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsric02_analysis', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsric02_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsric02_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseCbsric02_analysis', 'policy', 'i32', policy);
   pointerArg('cusparseCbsric02_analysis', 'pInputBuffer', pInputBuffer, true);
   const status = (cusparseCbsric02_analysis$c ??= binder.native('cusparseCbsric02_analysis'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, policy, pInputBuffer);
@@ -197,16 +197,16 @@ function bind$cusparseCbsric02_bufferSize(): typeof cusparseCbsric02_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseCbsric02_bufferSize(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockDim, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsric02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsric02_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsric02_bufferSize', 'dirA', 'i32', dirA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsric02_bufferSize', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsric02_bufferSize', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsric02_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsric02_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsric02_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsric02_bufferSize', 'blockDim', 'i32', blockDim);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsric02_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsric02_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseCbsric02_bufferSize'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockDim, info, s$bytes);
     if (status !== 0) throw fail('cusparseCbsric02_bufferSize', status);
@@ -237,16 +237,16 @@ function bind$cusparseCbsric02_bufferSizeExt(): typeof cusparseCbsric02_bufferSi
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCbsric02_bufferSizeExt(handle, dirA, mb, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsric02_bufferSizeExt', 'dirA', 'i32', dirA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsric02_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsric02_bufferSizeExt', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseCbsric02_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseCbsric02_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseCbsric02_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseCbsric02_bufferSizeExt', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsric02_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsric02_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseCbsric02_bufferSizeExt'))(handle, dirA, mb, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseCbsric02_bufferSizeExt', status);

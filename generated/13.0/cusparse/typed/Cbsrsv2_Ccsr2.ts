@@ -25,17 +25,17 @@ let cusparseCbsrsv2_analysis$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCbsrsv2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockDim: number, info: T.bsrsv2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsv2_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrsv2_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrsv2_analysis', 'dirA', 'i32', dirA);
   if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrsv2_analysis', 'transA', 'i32', transA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrsv2_analysis', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrsv2_analysis', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsv2_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrsv2_analysis', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseCbsrsv2_analysis', 'bsrSortedValA', bsrSortedValA, true);
   const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseCbsrsv2_analysis', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseCbsrsv2_analysis', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsrsv2_analysis', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsv2_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsrsv2_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseCbsrsv2_analysis', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseCbsrsv2_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseCbsrsv2_analysis$c ??= binder.native('cusparseCbsrsv2_analysis'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA$, bsrSortedColIndA$, blockDim, info, policy, pBuffer$);
@@ -65,17 +65,17 @@ function bind$cusparseCbsrsv2_bufferSize(): typeof cusparseCbsrsv2_bufferSize {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseCbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrsv2_bufferSize', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrsv2_bufferSize', 'transA', 'i32', transA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrsv2_bufferSize', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrsv2_bufferSize', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseCbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseCbsrsv2_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
     const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseCbsrsv2_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
     if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsrsv2_bufferSize', 'blockDim', 'i32', blockDim);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsv2_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsrsv2_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseCbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA$, bsrSortedColIndA$, blockDim, info, s$bytes);
     if (status !== 0) throw fail('cusparseCbsrsv2_bufferSize', status);
@@ -107,17 +107,17 @@ function bind$cusparseCbsrsv2_bufferSizeExt(): typeof cusparseCbsrsv2_bufferSize
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrsv2_bufferSizeExt', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrsv2_bufferSizeExt', 'transA', 'i32', transA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrsv2_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrsv2_bufferSizeExt', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseCbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseCbsrsv2_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
     const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseCbsrsv2_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseCbsrsv2_bufferSizeExt', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseCbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA$, bsrSortedColIndA$, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseCbsrsv2_bufferSizeExt', status);
@@ -156,18 +156,18 @@ function bind$cusparseCbsrsv2_solve(): typeof cusparseCbsrsv2_solve {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseCbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrsv2_solve', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrsv2_solve', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrsv2_solve', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrsv2_solve', 'transA', 'i32', transA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseCbsrsv2_solve', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrsv2_solve', 'nnzb', 'i32', nnzb);
     const alpha$ = scalarArg('cusparseCbsrsv2_solve', 'alpha', 'c64', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrsv2_solve', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrsv2_solve', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseCbsrsv2_solve', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseCbsrsv2_solve', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
     const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseCbsrsv2_solve', 'bsrSortedColIndA', bsrSortedColIndA, true);
     if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCbsrsv2_solve', 'blockDim', 'i32', blockDim);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCbsrsv2_solve', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCbsrsv2_solve', 'info', info, true) as typeof info;
     pointerArg('cusparseCbsrsv2_solve', 'f', f, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseCbsrsv2_solve', 'x', x, true);
     if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseCbsrsv2_solve', 'policy', 'i32', policy);
@@ -206,7 +206,7 @@ function bind$cusparseCbsrxmv(): typeof cusparseCbsrxmv {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseCbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCbsrxmv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCbsrxmv', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCbsrxmv', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseCbsrxmv', 'transA', 'i32', transA);
     if (typeof sizeOfMask !== 'number' || (sizeOfMask | 0) !== sizeOfMask) throw intError('cusparseCbsrxmv', 'sizeOfMask', 'i32', sizeOfMask);
@@ -214,7 +214,7 @@ function bind$cusparseCbsrxmv(): typeof cusparseCbsrxmv {
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseCbsrxmv', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseCbsrxmv', 'nnzb', 'i32', nnzb);
     const alpha$ = scalarArg('cusparseCbsrxmv', 'alpha', 'c64', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCbsrxmv', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCbsrxmv', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseCbsrxmv', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedMaskPtrA$ = typeof bsrSortedMaskPtrA === 'number' && bsrSortedMaskPtrA >= 0 && bsrSortedMaskPtrA <= 9007199254740991 && bsrSortedMaskPtrA % 1 === 0 ? bsrSortedMaskPtrA : deviceArg('cusparseCbsrxmv', 'bsrSortedMaskPtrA', bsrSortedMaskPtrA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseCbsrxmv', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
@@ -245,16 +245,16 @@ let cusparseCcsr2bsr$c: NativeFunction | undefined;
  * @param bsrSortedColIndC in/out `int *`: device memory.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsr2bsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, blockDim: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.DeviceMemory | null, bsrSortedRowPtrC: T.DeviceMemory | null, bsrSortedColIndC: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2bsr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCcsr2bsr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCcsr2bsr', 'dirA', 'i32', dirA);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsr2bsr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsr2bsr', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2bsr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCcsr2bsr', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseCcsr2bsr', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseCcsr2bsr', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseCcsr2bsr', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseCcsr2bsr', 'blockDim', 'i32', blockDim);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseCcsr2bsr', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseCcsr2bsr', 'descrC', descrC, true) as typeof descrC;
   const bsrSortedValC$ = typeof bsrSortedValC === 'number' && bsrSortedValC >= 0 && bsrSortedValC <= 9007199254740991 && bsrSortedValC % 1 === 0 ? bsrSortedValC : deviceArg('cusparseCcsr2bsr', 'bsrSortedValC', bsrSortedValC, true);
   const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && bsrSortedRowPtrC % 1 === 0 ? bsrSortedRowPtrC : deviceArg('cusparseCcsr2bsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
   const bsrSortedColIndC$ = typeof bsrSortedColIndC === 'number' && bsrSortedColIndC >= 0 && bsrSortedColIndC <= 9007199254740991 && bsrSortedColIndC % 1 === 0 ? bsrSortedColIndC : deviceArg('cusparseCcsr2bsr', 'bsrSortedColIndC', bsrSortedColIndC, true);
@@ -278,10 +278,10 @@ let cusparseCcsr2csr_compress$c: NativeFunction | undefined;
  * @param tol in `float2` by value.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsr2csr_compress(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, tol: T.float2): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2csr_compress', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCcsr2csr_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsr2csr_compress', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsr2csr_compress', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2csr_compress', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCcsr2csr_compress', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseCcsr2csr_compress', 'csrSortedValA', csrSortedValA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseCcsr2csr_compress', 'csrSortedColIndA', csrSortedColIndA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseCcsr2csr_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
@@ -308,15 +308,15 @@ let cusparseCcsr2csru$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseCcsr2csru(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2csru', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCcsr2csru', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsr2csru', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsr2csru', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseCcsr2csru', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2csru', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCcsr2csru', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseCcsr2csru', 'csrVal', csrVal, true);
   pointerArg('cusparseCcsr2csru', 'csrRowPtr', csrRowPtr, true);
   const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseCcsr2csru', 'csrColInd', csrColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseCcsr2csru', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseCcsr2csru', 'info', info, true) as typeof info;
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseCcsr2csru', 'pBuffer', pBuffer, true);
   const status = (cusparseCcsr2csru$c ??= binder.native('cusparseCcsr2csru'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseCcsr2csru', status);
@@ -339,15 +339,15 @@ let cusparseCcsr2gebsr$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseCcsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.DeviceMemory | null, bsrSortedRowPtrC: T.DeviceMemory | null, bsrSortedColIndC: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2gebsr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCcsr2gebsr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCcsr2gebsr', 'dirA', 'i32', dirA);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsr2gebsr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsr2gebsr', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2gebsr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCcsr2gebsr', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseCcsr2gebsr', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseCcsr2gebsr', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseCcsr2gebsr', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseCcsr2gebsr', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseCcsr2gebsr', 'descrC', descrC, true) as typeof descrC;
   const bsrSortedValC$ = typeof bsrSortedValC === 'number' && bsrSortedValC >= 0 && bsrSortedValC <= 9007199254740991 && bsrSortedValC % 1 === 0 ? bsrSortedValC : deviceArg('cusparseCcsr2gebsr', 'bsrSortedValC', bsrSortedValC, true);
   const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && bsrSortedRowPtrC % 1 === 0 ? bsrSortedRowPtrC : deviceArg('cusparseCcsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
   const bsrSortedColIndC$ = typeof bsrSortedColIndC === 'number' && bsrSortedColIndC >= 0 && bsrSortedColIndC <= 9007199254740991 && bsrSortedColIndC % 1 === 0 ? bsrSortedColIndC : deviceArg('cusparseCcsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, true);
@@ -379,11 +379,11 @@ function bind$cusparseCcsr2gebsr_bufferSize(): typeof cusparseCcsr2gebsr_bufferS
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseCcsr2gebsr_bufferSize(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCcsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCcsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsr2gebsr_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsr2gebsr_bufferSize', 'n', 'i32', n_);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCcsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseCcsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseCcsr2gebsr_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseCcsr2gebsr_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
@@ -418,11 +418,11 @@ function bind$cusparseCcsr2gebsr_bufferSizeExt(): typeof cusparseCcsr2gebsr_buff
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseCcsr2gebsr_bufferSizeExt(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseCcsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseCcsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseCcsr2gebsr_bufferSizeExt', 'n', 'i32', n_);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseCcsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseCcsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseCcsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseCcsr2gebsr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseCcsr2gebsr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);

@@ -21,7 +21,7 @@ function bind$cusparseDnMatGet(): typeof cusparseDnMatGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseDnMatGet(dnMatDescr) {
-    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatGet', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -46,7 +46,7 @@ function bind$cusparseDnMatGetStridedBatch(): typeof cusparseDnMatGetStridedBatc
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32, s$i64 = s.i64;
   let native$: NativeFunction | undefined;
   return function cusparseDnMatGetStridedBatch(dnMatDescr) {
-    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatGetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cusparseDnMatGetStridedBatch'))(dnMatDescr, s$slot0, s$slot1);
@@ -68,7 +68,7 @@ function bind$cusparseDnMatGetValues(): typeof cusparseDnMatGetValues {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDnMatGetValues(dnMatDescr) {
-    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+    if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatGetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDnMatGetValues'))(dnMatDescr, s$bytes);
     if (status !== 0) throw fail('cusparseDnMatGetValues', status);
@@ -85,9 +85,9 @@ let cusparseDnMatSetStridedBatch$c: NativeFunction | undefined;
  * @param batchCount in `int`.
  * @param batchStride in `int64_t`. */
 export function cusparseDnMatSetStridedBatch(dnMatDescr: T.cusparseDnMatDescr_t | null, batchCount: number, batchStride: T.Int64): void {
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatSetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatSetStridedBatch', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   if (typeof batchCount !== 'number' || (batchCount | 0) !== batchCount) throw intError('cusparseDnMatSetStridedBatch', 'batchCount', 'i32', batchCount);
-  if (typeof batchStride !== 'number' || !(batchStride >= -9007199254740991 && batchStride <= 9007199254740991) || batchStride % 1 !== 0) int64Arg('cusparseDnMatSetStridedBatch', 'batchStride', batchStride, true);
+  if (typeof batchStride !== 'number' || !(batchStride >= -9007199254740991 && batchStride <= 9007199254740991) || Math.floor(batchStride) !== batchStride) int64Arg('cusparseDnMatSetStridedBatch', 'batchStride', batchStride, true);
   const status = (cusparseDnMatSetStridedBatch$c ??= binder.native('cusparseDnMatSetStridedBatch'))(dnMatDescr, batchCount, batchStride);
   if (status !== 0) throw fail('cusparseDnMatSetStridedBatch', status);
 }
@@ -96,7 +96,7 @@ let cusparseDnMatSetValues$c: NativeFunction | undefined;
  * @param dnMatDescr in `cusparseDnMatDescr_t`.
  * @param values in/out `void *`: device memory. */
 export function cusparseDnMatSetValues(dnMatDescr: T.cusparseDnMatDescr_t | null, values: T.DeviceMemory | null): void {
-  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || dnMatDescr % 1 !== 0) dnMatDescr = addressArg('cusparseDnMatSetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
+  if (typeof dnMatDescr !== 'number' || !(dnMatDescr >= 0 && dnMatDescr <= 9007199254740991) || Math.floor(dnMatDescr) !== dnMatDescr) dnMatDescr = addressArg('cusparseDnMatSetValues', 'dnMatDescr', dnMatDescr, true) as typeof dnMatDescr;
   const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseDnMatSetValues', 'values', values, true);
   const status = (cusparseDnMatSetValues$c ??= binder.native('cusparseDnMatSetValues'))(dnMatDescr, values$);
   if (status !== 0) throw fail('cusparseDnMatSetValues', status);
@@ -114,7 +114,7 @@ function bind$cusparseDnVecGet(): typeof cusparseDnVecGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseDnVecGet(dnVecDescr) {
-    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDnVecGet', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -137,7 +137,7 @@ function bind$cusparseDnVecGetValues(): typeof cusparseDnVecGetValues {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseDnVecGetValues(dnVecDescr) {
-    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+    if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDnVecGetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseDnVecGetValues'))(dnVecDescr, s$bytes);
     if (status !== 0) throw fail('cusparseDnVecGetValues', status);
@@ -153,7 +153,7 @@ let cusparseDnVecSetValues$c: NativeFunction | undefined;
  * @param dnVecDescr in `cusparseDnVecDescr_t`.
  * @param values in/out `void *`: device memory. */
 export function cusparseDnVecSetValues(dnVecDescr: T.cusparseDnVecDescr_t | null, values: T.DeviceMemory | null): void {
-  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || dnVecDescr % 1 !== 0) dnVecDescr = addressArg('cusparseDnVecSetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
+  if (typeof dnVecDescr !== 'number' || !(dnVecDescr >= 0 && dnVecDescr <= 9007199254740991) || Math.floor(dnVecDescr) !== dnVecDescr) dnVecDescr = addressArg('cusparseDnVecSetValues', 'dnVecDescr', dnVecDescr, true) as typeof dnVecDescr;
   const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseDnVecSetValues', 'values', values, true);
   const status = (cusparseDnVecSetValues$c ??= binder.native('cusparseDnVecSetValues'))(dnVecDescr, values$);
   if (status !== 0) throw fail('cusparseDnVecSetValues', status);

@@ -39,7 +39,7 @@ function bind$cusparseSbsrmm(): typeof cusparseSbsrmm {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseSbsrmm(handle, dirA, transA, transB, mb, n_, kb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, B, ldb, beta, C, ldc) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrmm', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSbsrmm', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrmm', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrmm', 'transA', 'i32', transA);
     if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseSbsrmm', 'transB', 'i32', transB);
@@ -48,7 +48,7 @@ function bind$cusparseSbsrmm(): typeof cusparseSbsrmm {
     if (typeof kb !== 'number' || (kb | 0) !== kb) throw intError('cusparseSbsrmm', 'kb', 'i32', kb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrmm', 'nnzb', 'i32', nnzb);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cusparseSbsrmm', 'alpha', 'f32', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrmm', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSbsrmm', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseSbsrmm', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseSbsrmm', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
     const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseSbsrmm', 'bsrSortedColIndA', bsrSortedColIndA, true);
@@ -88,14 +88,14 @@ function bind$cusparseSbsrmv(): typeof cusparseSbsrmv {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseSbsrmv(handle, dirA, transA, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, x, beta, y) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrmv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSbsrmv', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrmv', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrmv', 'transA', 'i32', transA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrmv', 'mb', 'i32', mb);
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseSbsrmv', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrmv', 'nnzb', 'i32', nnzb);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cusparseSbsrmv', 'alpha', 'f32', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrmv', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSbsrmv', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseSbsrmv', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseSbsrmv', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
     const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseSbsrmv', 'bsrSortedColIndA', bsrSortedColIndA, true);
@@ -126,19 +126,19 @@ let cusparseSbsrsm2_analysis$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrsm2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, transXY: T.cusparseOperation_t, mb: number, n_: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedVal: T.DeviceMemory | null, bsrSortedRowPtr: T.DeviceMemory | null, bsrSortedColInd: T.DeviceMemory | null, blockSize: number, info: T.bsrsm2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsm2_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSbsrsm2_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsm2_analysis', 'dirA', 'i32', dirA);
   if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsm2_analysis', 'transA', 'i32', transA);
   if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseSbsrsm2_analysis', 'transXY', 'i32', transXY);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsm2_analysis', 'mb', 'i32', mb);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSbsrsm2_analysis', 'n', 'i32', n_);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsm2_analysis', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsm2_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSbsrsm2_analysis', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseSbsrsm2_analysis', 'bsrSortedVal', bsrSortedVal, true);
   const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseSbsrsm2_analysis', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
   const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseSbsrsm2_analysis', 'bsrSortedColInd', bsrSortedColInd, true);
   if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseSbsrsm2_analysis', 'blockSize', 'i32', blockSize);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsm2_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSbsrsm2_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseSbsrsm2_analysis', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSbsrsm2_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseSbsrsm2_analysis$c ??= binder.native('cusparseSbsrsm2_analysis'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockSize, info, policy, pBuffer$);
@@ -170,19 +170,19 @@ function bind$cusparseSbsrsm2_bufferSize(): typeof cusparseSbsrsm2_bufferSize {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseSbsrsm2_bufferSize(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsm2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSbsrsm2_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsm2_bufferSize', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsm2_bufferSize', 'transA', 'i32', transA);
     if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseSbsrsm2_bufferSize', 'transXY', 'i32', transXY);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsm2_bufferSize', 'mb', 'i32', mb);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSbsrsm2_bufferSize', 'n', 'i32', n_);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsm2_bufferSize', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsm2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSbsrsm2_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseSbsrsm2_bufferSize', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseSbsrsm2_bufferSize', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseSbsrsm2_bufferSize', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseSbsrsm2_bufferSize', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsm2_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSbsrsm2_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSbsrsm2_bufferSize'))(handle, dirA, transA, transXY, mb, n_, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseSbsrsm2_bufferSize', status);
@@ -216,19 +216,19 @@ function bind$cusparseSbsrsm2_bufferSizeExt(): typeof cusparseSbsrsm2_bufferSize
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSbsrsm2_bufferSizeExt(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSbsrsm2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsm2_bufferSizeExt', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsm2_bufferSizeExt', 'transA', 'i32', transA);
     if (typeof transB !== 'number' || (transB | 0) !== transB) throw intError('cusparseSbsrsm2_bufferSizeExt', 'transB', 'i32', transB);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsm2_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSbsrsm2_bufferSizeExt', 'n', 'i32', n_);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsm2_bufferSizeExt', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSbsrsm2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseSbsrsm2_bufferSizeExt', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseSbsrsm2_bufferSizeExt', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseSbsrsm2_bufferSizeExt', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseSbsrsm2_bufferSizeExt', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSbsrsm2_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSbsrsm2_bufferSizeExt'))(handle, dirA, transA, transB, mb, n_, nnzb, descrA, bsrSortedVal$, bsrSortedRowPtr$, bsrSortedColInd$, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseSbsrsm2_bufferSizeExt', status);
@@ -271,7 +271,7 @@ function bind$cusparseSbsrsm2_solve(): typeof cusparseSbsrsm2_solve {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseSbsrsm2_solve(handle, dirA, transA, transXY, mb, n_, nnzb, alpha, descrA, bsrSortedVal, bsrSortedRowPtr, bsrSortedColInd, blockSize, info, B, ldb, X, ldx, policy, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsm2_solve', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSbsrsm2_solve', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsm2_solve', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsm2_solve', 'transA', 'i32', transA);
     if (typeof transXY !== 'number' || (transXY | 0) !== transXY) throw intError('cusparseSbsrsm2_solve', 'transXY', 'i32', transXY);
@@ -279,12 +279,12 @@ function bind$cusparseSbsrsm2_solve(): typeof cusparseSbsrsm2_solve {
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSbsrsm2_solve', 'n', 'i32', n_);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsm2_solve', 'nnzb', 'i32', nnzb);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cusparseSbsrsm2_solve', 'alpha', 'f32', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsm2_solve', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSbsrsm2_solve', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedVal$ = typeof bsrSortedVal === 'number' && bsrSortedVal >= 0 && bsrSortedVal <= 9007199254740991 && bsrSortedVal % 1 === 0 ? bsrSortedVal : deviceArg('cusparseSbsrsm2_solve', 'bsrSortedVal', bsrSortedVal, true);
     const bsrSortedRowPtr$ = typeof bsrSortedRowPtr === 'number' && bsrSortedRowPtr >= 0 && bsrSortedRowPtr <= 9007199254740991 && bsrSortedRowPtr % 1 === 0 ? bsrSortedRowPtr : deviceArg('cusparseSbsrsm2_solve', 'bsrSortedRowPtr', bsrSortedRowPtr, true);
     const bsrSortedColInd$ = typeof bsrSortedColInd === 'number' && bsrSortedColInd >= 0 && bsrSortedColInd <= 9007199254740991 && bsrSortedColInd % 1 === 0 ? bsrSortedColInd : deviceArg('cusparseSbsrsm2_solve', 'bsrSortedColInd', bsrSortedColInd, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseSbsrsm2_solve', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsm2_solve', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSbsrsm2_solve', 'info', info, true) as typeof info;
     pointerArg('cusparseSbsrsm2_solve', 'B', B, true);
     if (typeof ldb !== 'number' || (ldb | 0) !== ldb) throw intError('cusparseSbsrsm2_solve', 'ldb', 'i32', ldb);
     pointerArg('cusparseSbsrsm2_solve', 'X', X, true);
@@ -312,17 +312,17 @@ let cusparseSbsrsv2_analysis$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSbsrsv2_analysis(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, transA: T.cusparseOperation_t, mb: number, nnzb: number, descrA: T.cusparseMatDescr_t | null, bsrSortedValA: T.DeviceMemory | null, bsrSortedRowPtrA: T.DeviceMemory | null, bsrSortedColIndA: T.DeviceMemory | null, blockDim: number, info: T.bsrsv2Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsv2_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSbsrsv2_analysis', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsv2_analysis', 'dirA', 'i32', dirA);
   if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsv2_analysis', 'transA', 'i32', transA);
   if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsv2_analysis', 'mb', 'i32', mb);
   if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsv2_analysis', 'nnzb', 'i32', nnzb);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsv2_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSbsrsv2_analysis', 'descrA', descrA, true) as typeof descrA;
   const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseSbsrsv2_analysis', 'bsrSortedValA', bsrSortedValA, true);
   const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseSbsrsv2_analysis', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
   const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseSbsrsv2_analysis', 'bsrSortedColIndA', bsrSortedColIndA, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseSbsrsv2_analysis', 'blockDim', 'i32', blockDim);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsv2_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSbsrsv2_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseSbsrsv2_analysis', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseSbsrsv2_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseSbsrsv2_analysis$c ??= binder.native('cusparseSbsrsv2_analysis'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA$, bsrSortedColIndA$, blockDim, info, policy, pBuffer$);
@@ -352,17 +352,17 @@ function bind$cusparseSbsrsv2_bufferSize(): typeof cusparseSbsrsv2_bufferSize {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseSbsrsv2_bufferSize(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSbsrsv2_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsv2_bufferSize', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsv2_bufferSize', 'transA', 'i32', transA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsv2_bufferSize', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsv2_bufferSize', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSbsrsv2_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseSbsrsv2_bufferSize', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseSbsrsv2_bufferSize', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
     const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseSbsrsv2_bufferSize', 'bsrSortedColIndA', bsrSortedColIndA, true);
     if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseSbsrsv2_bufferSize', 'blockDim', 'i32', blockDim);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsv2_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSbsrsv2_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSbsrsv2_bufferSize'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA$, bsrSortedColIndA$, blockDim, info, s$bytes);
     if (status !== 0) throw fail('cusparseSbsrsv2_bufferSize', status);
@@ -394,17 +394,17 @@ function bind$cusparseSbsrsv2_bufferSizeExt(): typeof cusparseSbsrsv2_bufferSize
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSbsrsv2_bufferSizeExt(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockSize, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSbsrsv2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsv2_bufferSizeExt', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsv2_bufferSizeExt', 'transA', 'i32', transA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsv2_bufferSizeExt', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsv2_bufferSizeExt', 'nnzb', 'i32', nnzb);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSbsrsv2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseSbsrsv2_bufferSizeExt', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseSbsrsv2_bufferSizeExt', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
     const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseSbsrsv2_bufferSizeExt', 'bsrSortedColIndA', bsrSortedColIndA, true);
     if (typeof blockSize !== 'number' || (blockSize | 0) !== blockSize) throw intError('cusparseSbsrsv2_bufferSizeExt', 'blockSize', 'i32', blockSize);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSbsrsv2_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSbsrsv2_bufferSizeExt'))(handle, dirA, transA, mb, nnzb, descrA, bsrSortedValA$, bsrSortedRowPtrA$, bsrSortedColIndA$, blockSize, info, s$bytes);
     if (status !== 0) throw fail('cusparseSbsrsv2_bufferSizeExt', status);
@@ -443,18 +443,18 @@ function bind$cusparseSbsrsv2_solve(): typeof cusparseSbsrsv2_solve {
   const s$f32 = s.f32, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseSbsrsv2_solve(handle, dirA, transA, mb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedRowPtrA, bsrSortedColIndA, blockDim, info, f, x, policy, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrsv2_solve', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSbsrsv2_solve', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrsv2_solve', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrsv2_solve', 'transA', 'i32', transA);
     if (typeof mb !== 'number' || (mb | 0) !== mb) throw intError('cusparseSbsrsv2_solve', 'mb', 'i32', mb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrsv2_solve', 'nnzb', 'i32', nnzb);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cusparseSbsrsv2_solve', 'alpha', 'f32', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrsv2_solve', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSbsrsv2_solve', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseSbsrsv2_solve', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseSbsrsv2_solve', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
     const bsrSortedColIndA$ = typeof bsrSortedColIndA === 'number' && bsrSortedColIndA >= 0 && bsrSortedColIndA <= 9007199254740991 && bsrSortedColIndA % 1 === 0 ? bsrSortedColIndA : deviceArg('cusparseSbsrsv2_solve', 'bsrSortedColIndA', bsrSortedColIndA, true);
     if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseSbsrsv2_solve', 'blockDim', 'i32', blockDim);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseSbsrsv2_solve', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseSbsrsv2_solve', 'info', info, true) as typeof info;
     pointerArg('cusparseSbsrsv2_solve', 'f', f, true);
     const x$ = typeof x === 'number' && x >= 0 && x <= 9007199254740991 && x % 1 === 0 ? x : deviceArg('cusparseSbsrsv2_solve', 'x', x, true);
     if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseSbsrsv2_solve', 'policy', 'i32', policy);

@@ -38,7 +38,7 @@ function bind$cusparseSbsrxmv(): typeof cusparseSbsrxmv {
   const s$f32 = s.f32, s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseSbsrxmv(handle, dirA, transA, sizeOfMask, mb, nb, nnzb, alpha, descrA, bsrSortedValA, bsrSortedMaskPtrA, bsrSortedRowPtrA, bsrSortedEndPtrA, bsrSortedColIndA, blockDim, x, beta, y) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSbsrxmv', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSbsrxmv', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSbsrxmv', 'dirA', 'i32', dirA);
     if (typeof transA !== 'number' || (transA | 0) !== transA) throw intError('cusparseSbsrxmv', 'transA', 'i32', transA);
     if (typeof sizeOfMask !== 'number' || (sizeOfMask | 0) !== sizeOfMask) throw intError('cusparseSbsrxmv', 'sizeOfMask', 'i32', sizeOfMask);
@@ -46,7 +46,7 @@ function bind$cusparseSbsrxmv(): typeof cusparseSbsrxmv {
     if (typeof nb !== 'number' || (nb | 0) !== nb) throw intError('cusparseSbsrxmv', 'nb', 'i32', nb);
     if (typeof nnzb !== 'number' || (nnzb | 0) !== nnzb) throw intError('cusparseSbsrxmv', 'nnzb', 'i32', nnzb);
     const alpha$ = typeof alpha === 'number' ? ((s$f32[0] = alpha), s$slot0) : scalarArg('cusparseSbsrxmv', 'alpha', 'f32', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSbsrxmv', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSbsrxmv', 'descrA', descrA, true) as typeof descrA;
     const bsrSortedValA$ = typeof bsrSortedValA === 'number' && bsrSortedValA >= 0 && bsrSortedValA <= 9007199254740991 && bsrSortedValA % 1 === 0 ? bsrSortedValA : deviceArg('cusparseSbsrxmv', 'bsrSortedValA', bsrSortedValA, true);
     const bsrSortedMaskPtrA$ = typeof bsrSortedMaskPtrA === 'number' && bsrSortedMaskPtrA >= 0 && bsrSortedMaskPtrA <= 9007199254740991 && bsrSortedMaskPtrA % 1 === 0 ? bsrSortedMaskPtrA : deviceArg('cusparseSbsrxmv', 'bsrSortedMaskPtrA', bsrSortedMaskPtrA, true);
     const bsrSortedRowPtrA$ = typeof bsrSortedRowPtrA === 'number' && bsrSortedRowPtrA >= 0 && bsrSortedRowPtrA <= 9007199254740991 && bsrSortedRowPtrA % 1 === 0 ? bsrSortedRowPtrA : deviceArg('cusparseSbsrxmv', 'bsrSortedRowPtrA', bsrSortedRowPtrA, true);
@@ -66,9 +66,9 @@ let cusparseScatter$c: NativeFunction | undefined;
  * @param vecX in `cusparseConstSpVecDescr_t`.
  * @param vecY in `cusparseDnVecDescr_t`. */
 export function cusparseScatter(handle: T.cusparseHandle_t | null, vecX: T.cusparseConstSpVecDescr_t | null, vecY: T.cusparseDnVecDescr_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScatter', 'handle', handle, true) as typeof handle;
-  if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseScatter', 'vecX', vecX, true) as typeof vecX;
-  if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseScatter', 'vecY', vecY, true) as typeof vecY;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScatter', 'handle', handle, true) as typeof handle;
+  if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || Math.floor(vecX) !== vecX) vecX = addressArg('cusparseScatter', 'vecX', vecX, true) as typeof vecX;
+  if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseScatter', 'vecY', vecY, true) as typeof vecY;
   const status = (cusparseScatter$c ??= binder.native('cusparseScatter'))(handle, vecX, vecY);
   if (status !== 0) throw fail('cusparseScatter', status);
 }
@@ -89,16 +89,16 @@ let cusparseScsr2bsr$c: NativeFunction | undefined;
  * @param bsrSortedColIndC in/out `int *`: device memory.
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsr2bsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, blockDim: number, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.DeviceMemory | null, bsrSortedRowPtrC: T.DeviceMemory | null, bsrSortedColIndC: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsr2bsr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsr2bsr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseScsr2bsr', 'dirA', 'i32', dirA);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsr2bsr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsr2bsr', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsr2bsr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsr2bsr', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseScsr2bsr', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseScsr2bsr', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseScsr2bsr', 'csrSortedColIndA', csrSortedColIndA, true);
   if (typeof blockDim !== 'number' || (blockDim | 0) !== blockDim) throw intError('cusparseScsr2bsr', 'blockDim', 'i32', blockDim);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseScsr2bsr', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseScsr2bsr', 'descrC', descrC, true) as typeof descrC;
   const bsrSortedValC$ = typeof bsrSortedValC === 'number' && bsrSortedValC >= 0 && bsrSortedValC <= 9007199254740991 && bsrSortedValC % 1 === 0 ? bsrSortedValC : deviceArg('cusparseScsr2bsr', 'bsrSortedValC', bsrSortedValC, true);
   const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && bsrSortedRowPtrC % 1 === 0 ? bsrSortedRowPtrC : deviceArg('cusparseScsr2bsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
   const bsrSortedColIndC$ = typeof bsrSortedColIndC === 'number' && bsrSortedColIndC >= 0 && bsrSortedColIndC <= 9007199254740991 && bsrSortedColIndC % 1 === 0 ? bsrSortedColIndC : deviceArg('cusparseScsr2bsr', 'bsrSortedColIndC', bsrSortedColIndC, true);
@@ -122,10 +122,10 @@ let cusparseScsr2csr_compress$c: NativeFunction | undefined;
  * @param tol in `float`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsr2csr_compress(handle: T.cusparseHandle_t | null, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, nnzA: number, nnzPerRow: T.Pointer, csrSortedValC: T.DeviceMemory | null, csrSortedColIndC: T.DeviceMemory | null, csrSortedRowPtrC: T.DeviceMemory | null, tol: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsr2csr_compress', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsr2csr_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsr2csr_compress', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsr2csr_compress', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsr2csr_compress', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsr2csr_compress', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseScsr2csr_compress', 'csrSortedValA', csrSortedValA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseScsr2csr_compress', 'csrSortedColIndA', csrSortedColIndA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseScsr2csr_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
@@ -152,15 +152,15 @@ let cusparseScsr2csru$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsr2csru(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsr2csru', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsr2csru', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsr2csru', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsr2csru', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsr2csru', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsr2csru', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsr2csru', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseScsr2csru', 'csrVal', csrVal, true);
   pointerArg('cusparseScsr2csru', 'csrRowPtr', csrRowPtr, true);
   const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseScsr2csru', 'csrColInd', csrColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsr2csru', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsr2csru', 'info', info, true) as typeof info;
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseScsr2csru', 'pBuffer', pBuffer, true);
   const status = (cusparseScsr2csru$c ??= binder.native('cusparseScsr2csru'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseScsr2csru', status);
@@ -183,15 +183,15 @@ let cusparseScsr2gebsr$c: NativeFunction | undefined;
  * @param colBlockDim in `int`.
  * @param pBuffer in/out `void *`: device memory, or null. */
 export function cusparseScsr2gebsr(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, descrC: T.cusparseMatDescr_t | null, bsrSortedValC: T.DeviceMemory | null, bsrSortedRowPtrC: T.DeviceMemory | null, bsrSortedColIndC: T.DeviceMemory | null, rowBlockDim: number, colBlockDim: number, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsr2gebsr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsr2gebsr', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseScsr2gebsr', 'dirA', 'i32', dirA);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsr2gebsr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsr2gebsr', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsr2gebsr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsr2gebsr', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseScsr2gebsr', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseScsr2gebsr', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseScsr2gebsr', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseScsr2gebsr', 'descrC', descrC, true) as typeof descrC;
+  if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseScsr2gebsr', 'descrC', descrC, true) as typeof descrC;
   const bsrSortedValC$ = typeof bsrSortedValC === 'number' && bsrSortedValC >= 0 && bsrSortedValC <= 9007199254740991 && bsrSortedValC % 1 === 0 ? bsrSortedValC : deviceArg('cusparseScsr2gebsr', 'bsrSortedValC', bsrSortedValC, true);
   const bsrSortedRowPtrC$ = typeof bsrSortedRowPtrC === 'number' && bsrSortedRowPtrC >= 0 && bsrSortedRowPtrC <= 9007199254740991 && bsrSortedRowPtrC % 1 === 0 ? bsrSortedRowPtrC : deviceArg('cusparseScsr2gebsr', 'bsrSortedRowPtrC', bsrSortedRowPtrC, true);
   const bsrSortedColIndC$ = typeof bsrSortedColIndC === 'number' && bsrSortedColIndC >= 0 && bsrSortedColIndC <= 9007199254740991 && bsrSortedColIndC % 1 === 0 ? bsrSortedColIndC : deviceArg('cusparseScsr2gebsr', 'bsrSortedColIndC', bsrSortedColIndC, true);
@@ -223,11 +223,11 @@ function bind$cusparseScsr2gebsr_bufferSize(): typeof cusparseScsr2gebsr_bufferS
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseScsr2gebsr_bufferSize(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsr2gebsr_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseScsr2gebsr_bufferSize', 'dirA', 'i32', dirA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsr2gebsr_bufferSize', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsr2gebsr_bufferSize', 'n', 'i32', n_);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsr2gebsr_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseScsr2gebsr_bufferSize', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseScsr2gebsr_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseScsr2gebsr_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
@@ -262,11 +262,11 @@ function bind$cusparseScsr2gebsr_bufferSizeExt(): typeof cusparseScsr2gebsr_buff
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseScsr2gebsr_bufferSizeExt(handle, dirA, m, n_, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, rowBlockDim, colBlockDim) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsr2gebsr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'dirA', 'i32', dirA);
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsr2gebsr_bufferSizeExt', 'n', 'i32', n_);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsr2gebsr_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseScsr2gebsr_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseScsr2gebsr_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseScsr2gebsr_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);

@@ -22,15 +22,15 @@ let cusparseScsru2csr$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseScsru2csr(handle: T.cusparseHandle_t | null, m: number, n_: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrVal: T.Pointer, csrRowPtr: T.Pointer, csrColInd: T.DeviceMemory | null, info: T.csru2csrInfo_t | null, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsru2csr', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsru2csr', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsru2csr', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsru2csr', 'n', 'i32', n_);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsru2csr', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseScsru2csr', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseScsru2csr', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseScsru2csr', 'csrVal', csrVal, true);
   pointerArg('cusparseScsru2csr', 'csrRowPtr', csrRowPtr, true);
   const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseScsru2csr', 'csrColInd', csrColInd, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsru2csr', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsru2csr', 'info', info, true) as typeof info;
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseScsru2csr', 'pBuffer', pBuffer, true);
   const status = (cusparseScsru2csr$c ??= binder.native('cusparseScsru2csr'))(handle, m, n_, nnz, descrA, csrVal, csrRowPtr, csrColInd$, info, pBuffer$);
   if (status !== 0) throw fail('cusparseScsru2csr', status);
@@ -57,14 +57,14 @@ function bind$cusparseScsru2csr_bufferSizeExt(): typeof cusparseScsru2csr_buffer
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseScsru2csr_bufferSizeExt(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseScsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseScsru2csr_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseScsru2csr_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseScsru2csr_bufferSizeExt', 'n', 'i32', n_);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseScsru2csr_bufferSizeExt', 'nnz', 'i32', nnz);
     pointerArg('cusparseScsru2csr_bufferSizeExt', 'csrVal', csrVal, true);
     pointerArg('cusparseScsru2csr_bufferSizeExt', 'csrRowPtr', csrRowPtr, true);
     const csrColInd$ = typeof csrColInd === 'number' && csrColInd >= 0 && csrColInd <= 9007199254740991 && csrColInd % 1 === 0 ? csrColInd : deviceArg('cusparseScsru2csr_bufferSizeExt', 'csrColInd', csrColInd, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseScsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseScsru2csr_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseScsru2csr_bufferSizeExt'))(handle, m, n_, nnz, csrVal, csrRowPtr, csrColInd$, info, s$bytes);
     if (status !== 0) throw fail('cusparseScsru2csr_bufferSizeExt', status);
@@ -80,7 +80,7 @@ let cusparseSetMatDiagType$c: NativeFunction | undefined;
  * @param descrA in `cusparseMatDescr_t`.
  * @param diagType in `cusparseDiagType_t`. */
 export function cusparseSetMatDiagType(descrA: T.cusparseMatDescr_t | null, diagType: T.cusparseDiagType_t): void {
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSetMatDiagType', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSetMatDiagType', 'descrA', descrA, true) as typeof descrA;
   if (typeof diagType !== 'number' || (diagType | 0) !== diagType) throw intError('cusparseSetMatDiagType', 'diagType', 'i32', diagType);
   const status = (cusparseSetMatDiagType$c ??= binder.native('cusparseSetMatDiagType'))(descrA, diagType);
   if (status !== 0) throw fail('cusparseSetMatDiagType', status);
@@ -90,7 +90,7 @@ let cusparseSetMatFillMode$c: NativeFunction | undefined;
  * @param descrA in `cusparseMatDescr_t`.
  * @param fillMode in `cusparseFillMode_t`. */
 export function cusparseSetMatFillMode(descrA: T.cusparseMatDescr_t | null, fillMode: T.cusparseFillMode_t): void {
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSetMatFillMode', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSetMatFillMode', 'descrA', descrA, true) as typeof descrA;
   if (typeof fillMode !== 'number' || (fillMode | 0) !== fillMode) throw intError('cusparseSetMatFillMode', 'fillMode', 'i32', fillMode);
   const status = (cusparseSetMatFillMode$c ??= binder.native('cusparseSetMatFillMode'))(descrA, fillMode);
   if (status !== 0) throw fail('cusparseSetMatFillMode', status);
@@ -100,7 +100,7 @@ let cusparseSetMatIndexBase$c: NativeFunction | undefined;
  * @param descrA in `cusparseMatDescr_t`.
  * @param base in `cusparseIndexBase_t`. */
 export function cusparseSetMatIndexBase(descrA: T.cusparseMatDescr_t | null, base: T.cusparseIndexBase_t): void {
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSetMatIndexBase', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSetMatIndexBase', 'descrA', descrA, true) as typeof descrA;
   if (typeof base !== 'number' || (base | 0) !== base) throw intError('cusparseSetMatIndexBase', 'base', 'i32', base);
   const status = (cusparseSetMatIndexBase$c ??= binder.native('cusparseSetMatIndexBase'))(descrA, base);
   if (status !== 0) throw fail('cusparseSetMatIndexBase', status);
@@ -110,7 +110,7 @@ let cusparseSetMatType$c: NativeFunction | undefined;
  * @param descrA in `cusparseMatDescr_t`.
  * @param type in `cusparseMatrixType_t`. */
 export function cusparseSetMatType(descrA: T.cusparseMatDescr_t | null, type: T.cusparseMatrixType_t): void {
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSetMatType', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSetMatType', 'descrA', descrA, true) as typeof descrA;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cusparseSetMatType', 'type', 'i32', type);
   const status = (cusparseSetMatType$c ??= binder.native('cusparseSetMatType'))(descrA, type);
   if (status !== 0) throw fail('cusparseSetMatType', status);
@@ -120,7 +120,7 @@ let cusparseSetPointerMode$c: NativeFunction | undefined;
  * @param handle in `cusparseHandle_t`.
  * @param mode in `cusparsePointerMode_t`. */
 export function cusparseSetPointerMode(handle: T.cusparseHandle_t | null, mode: T.cusparsePointerMode_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSetPointerMode', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSetPointerMode', 'handle', handle, true) as typeof handle;
   if (typeof mode !== 'number' || (mode | 0) !== mode) throw intError('cusparseSetPointerMode', 'mode', 'i32', mode);
   const status = (cusparseSetPointerMode$c ??= binder.native('cusparseSetPointerMode'))(handle, mode);
   if (status !== 0) throw fail('cusparseSetPointerMode', status);
@@ -130,8 +130,8 @@ let cusparseSetStream$c: NativeFunction | undefined;
  * @param handle in `cusparseHandle_t`.
  * @param streamId in `cudaStream_t`. */
 export function cusparseSetStream(handle: T.cusparseHandle_t | null, streamId: T.cudaStream_t | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSetStream', 'handle', handle, true) as typeof handle;
-  if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || streamId % 1 !== 0) streamId = addressArg('cusparseSetStream', 'streamId', streamId, true) as typeof streamId;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSetStream', 'handle', handle, true) as typeof handle;
+  if (typeof streamId !== 'number' || !(streamId >= 0 && streamId <= 9007199254740991) || Math.floor(streamId) !== streamId) streamId = addressArg('cusparseSetStream', 'streamId', streamId, true) as typeof streamId;
   const status = (cusparseSetStream$c ??= binder.native('cusparseSetStream'))(handle, streamId);
   if (status !== 0) throw fail('cusparseSetStream', status);
 }

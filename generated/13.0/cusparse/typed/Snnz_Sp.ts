@@ -20,11 +20,11 @@ let cusparseSnnz$c: NativeFunction | undefined;
  * @param nnzPerRowCol in/out `int *`: address or host buffer.
  * @param nnzTotalDevHostPtr out `int *`: host or device memory. */
 export function cusparseSnnz(handle: T.cusparseHandle_t | null, dirA: T.cusparseDirection_t, m: number, n_: number, descrA: T.cusparseMatDescr_t | null, A: T.Pointer, lda: number, nnzPerRowCol: T.Pointer, nnzTotalDevHostPtr: T.AnyMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSnnz', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSnnz', 'handle', handle, true) as typeof handle;
   if (typeof dirA !== 'number' || (dirA | 0) !== dirA) throw intError('cusparseSnnz', 'dirA', 'i32', dirA);
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSnnz', 'm', 'i32', m);
   if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseSnnz', 'n', 'i32', n_);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseSnnz', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseSnnz', 'descrA', descrA, true) as typeof descrA;
   pointerArg('cusparseSnnz', 'A', A, true);
   if (typeof lda !== 'number' || (lda | 0) !== lda) throw intError('cusparseSnnz', 'lda', 'i32', lda);
   pointerArg('cusparseSnnz', 'nnzPerRowCol', nnzPerRowCol, true);
@@ -44,9 +44,9 @@ let cusparseSnnz_compress$c: NativeFunction | undefined;
  * @param tol in `float`.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSnnz_compress(handle: T.cusparseHandle_t | null, m: number, descr: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, nnzPerRow: T.Pointer, nnzC: T.Pointer, tol: number): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSnnz_compress', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSnnz_compress', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseSnnz_compress', 'm', 'i32', m);
-  if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || descr % 1 !== 0) descr = addressArg('cusparseSnnz_compress', 'descr', descr, true) as typeof descr;
+  if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseSnnz_compress', 'descr', descr, true) as typeof descr;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseSnnz_compress', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseSnnz_compress', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   pointerArg('cusparseSnnz_compress', 'nnzPerRow', nnzPerRow, true);
@@ -81,18 +81,18 @@ function bind$cusparseSpGEMM_compute(): typeof cusparseSpGEMM_compute {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpGEMM_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize2, externalBuffer2) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_compute', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpGEMM_compute', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_compute', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMM_compute', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseSpGEMM_compute', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMM_compute', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMM_compute', 'matB', matB, true) as typeof matB;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpGEMM_compute', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpGEMM_compute', 'matB', matB, true) as typeof matB;
     const beta$ = scalarArg('cusparseSpGEMM_compute', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMM_compute', 'matC', matC, true) as typeof matC;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpGEMM_compute', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpGEMM_compute', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMM_compute', 'alg', 'i32', alg);
-    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_compute', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-    if (typeof bufferSize2 !== 'number' || !(bufferSize2 >= 0 && bufferSize2 <= 9007199254740991) || bufferSize2 % 1 !== 0) int64Arg('cusparseSpGEMM_compute', 'bufferSize2', bufferSize2, false);
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || Math.floor(spgemmDescr) !== spgemmDescr) spgemmDescr = addressArg('cusparseSpGEMM_compute', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof bufferSize2 !== 'number' || !(bufferSize2 >= 0 && bufferSize2 <= 9007199254740991) || Math.floor(bufferSize2) !== bufferSize2) int64Arg('cusparseSpGEMM_compute', 'bufferSize2', bufferSize2, false);
     s$u64[2] = BigInt(bufferSize2 as number | bigint);
     const externalBuffer2$ = typeof externalBuffer2 === 'number' && externalBuffer2 >= 0 && externalBuffer2 <= 9007199254740991 && externalBuffer2 % 1 === 0 ? externalBuffer2 : deviceArg('cusparseSpGEMM_compute', 'externalBuffer2', externalBuffer2, true);
     const status = (native$ ??= binder.native('cusparseSpGEMM_compute'))(handle, opA, opB, alpha$, matA, matB, beta$, matC, computeType, alg, spgemmDescr, s$slot2, externalBuffer2$);
@@ -126,17 +126,17 @@ function bind$cusparseSpGEMM_copy(): typeof cusparseSpGEMM_copy {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseSpGEMM_copy(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_copy', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpGEMM_copy', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_copy', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMM_copy', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseSpGEMM_copy', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMM_copy', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMM_copy', 'matB', matB, true) as typeof matB;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpGEMM_copy', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpGEMM_copy', 'matB', matB, true) as typeof matB;
     const beta$ = scalarArg('cusparseSpGEMM_copy', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMM_copy', 'matC', matC, true) as typeof matC;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpGEMM_copy', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpGEMM_copy', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMM_copy', 'alg', 'i32', alg);
-    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_copy', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || Math.floor(spgemmDescr) !== spgemmDescr) spgemmDescr = addressArg('cusparseSpGEMM_copy', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
     const status = (native$ ??= binder.native('cusparseSpGEMM_copy'))(handle, opA, opB, alpha$, matA, matB, beta$, matC, computeType, alg, spgemmDescr);
     if (status !== 0) throw fail('cusparseSpGEMM_copy', status);
   };
@@ -168,7 +168,7 @@ let cusparseSpGEMM_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpGEMM_destroyDescr(cusparseSpGEMMDescr_t descr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param descr in `cusparseSpGEMMDescr_t`. */
 export function cusparseSpGEMM_destroyDescr(descr: T.cusparseSpGEMMDescr_t | null): void {
-  if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || descr % 1 !== 0) descr = addressArg('cusparseSpGEMM_destroyDescr', 'descr', descr, true) as typeof descr;
+  if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseSpGEMM_destroyDescr', 'descr', descr, true) as typeof descr;
   const status = (cusparseSpGEMM_destroyDescr$c ??= binder.native('cusparseSpGEMM_destroyDescr'))(descr);
   if (status !== 0) throw fail('cusparseSpGEMM_destroyDescr', status);
 }
@@ -199,19 +199,19 @@ function bind$cusparseSpGEMM_estimateMemory(): typeof cusparseSpGEMM_estimateMem
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u64 = s.u64, s$f64 = s.f64, s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusparseSpGEMM_estimateMemory(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, chunk_fraction, bufferSize3, externalBuffer3) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_estimateMemory', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpGEMM_estimateMemory', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_estimateMemory', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMM_estimateMemory', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseSpGEMM_estimateMemory', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMM_estimateMemory', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMM_estimateMemory', 'matB', matB, true) as typeof matB;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpGEMM_estimateMemory', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpGEMM_estimateMemory', 'matB', matB, true) as typeof matB;
     const beta$ = scalarArg('cusparseSpGEMM_estimateMemory', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMM_estimateMemory', 'matC', matC, true) as typeof matC;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpGEMM_estimateMemory', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpGEMM_estimateMemory', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMM_estimateMemory', 'alg', 'i32', alg);
-    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_estimateMemory', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || Math.floor(spgemmDescr) !== spgemmDescr) spgemmDescr = addressArg('cusparseSpGEMM_estimateMemory', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
     if (typeof chunk_fraction !== 'number') throw argError('cusparseSpGEMM_estimateMemory', 'chunk_fraction', 'a number', chunk_fraction);
-    if (typeof bufferSize3 !== 'number' || !(bufferSize3 >= 0 && bufferSize3 <= 9007199254740991) || bufferSize3 % 1 !== 0) int64Arg('cusparseSpGEMM_estimateMemory', 'bufferSize3', bufferSize3, false);
+    if (typeof bufferSize3 !== 'number' || !(bufferSize3 >= 0 && bufferSize3 <= 9007199254740991) || Math.floor(bufferSize3) !== bufferSize3) int64Arg('cusparseSpGEMM_estimateMemory', 'bufferSize3', bufferSize3, false);
     s$u64[2] = BigInt(bufferSize3 as number | bigint);
     const externalBuffer3$ = typeof externalBuffer3 === 'number' && externalBuffer3 >= 0 && externalBuffer3 <= 9007199254740991 && externalBuffer3 % 1 === 0 ? externalBuffer3 : deviceArg('cusparseSpGEMM_estimateMemory', 'externalBuffer3', externalBuffer3, true);
     s$f64[3] = 0;
@@ -234,7 +234,7 @@ function bind$cusparseSpGEMM_getNumProducts(): typeof cusparseSpGEMM_getNumProdu
   const s$f64 = s.f64, s$bytes = s.bytes, s$i64 = s.i64;
   let native$: NativeFunction | undefined;
   return function cusparseSpGEMM_getNumProducts(spgemmDescr) {
-    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_getNumProducts', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || Math.floor(spgemmDescr) !== spgemmDescr) spgemmDescr = addressArg('cusparseSpGEMM_getNumProducts', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpGEMM_getNumProducts'))(spgemmDescr, s$bytes);
     if (status !== 0) throw fail('cusparseSpGEMM_getNumProducts', status);
@@ -267,18 +267,18 @@ function bind$cusparseSpGEMM_workEstimation(): typeof cusparseSpGEMM_workEstimat
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpGEMM_workEstimation(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr, bufferSize1, externalBuffer1) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMM_workEstimation', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpGEMM_workEstimation', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMM_workEstimation', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMM_workEstimation', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseSpGEMM_workEstimation', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMM_workEstimation', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMM_workEstimation', 'matB', matB, true) as typeof matB;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpGEMM_workEstimation', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpGEMM_workEstimation', 'matB', matB, true) as typeof matB;
     const beta$ = scalarArg('cusparseSpGEMM_workEstimation', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMM_workEstimation', 'matC', matC, true) as typeof matC;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpGEMM_workEstimation', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpGEMM_workEstimation', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMM_workEstimation', 'alg', 'i32', alg);
-    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMM_workEstimation', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-    if (typeof bufferSize1 !== 'number' || !(bufferSize1 >= 0 && bufferSize1 <= 9007199254740991) || bufferSize1 % 1 !== 0) int64Arg('cusparseSpGEMM_workEstimation', 'bufferSize1', bufferSize1, false);
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || Math.floor(spgemmDescr) !== spgemmDescr) spgemmDescr = addressArg('cusparseSpGEMM_workEstimation', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof bufferSize1 !== 'number' || !(bufferSize1 >= 0 && bufferSize1 <= 9007199254740991) || Math.floor(bufferSize1) !== bufferSize1) int64Arg('cusparseSpGEMM_workEstimation', 'bufferSize1', bufferSize1, false);
     s$u64[2] = BigInt(bufferSize1 as number | bigint);
     const externalBuffer1$ = typeof externalBuffer1 === 'number' && externalBuffer1 >= 0 && externalBuffer1 <= 9007199254740991 && externalBuffer1 % 1 === 0 ? externalBuffer1 : deviceArg('cusparseSpGEMM_workEstimation', 'externalBuffer1', externalBuffer1, true);
     const status = (native$ ??= binder.native('cusparseSpGEMM_workEstimation'))(handle, opA, opB, alpha$, matA, matB, beta$, matC, computeType, alg, spgemmDescr, s$slot2, externalBuffer1$);
@@ -312,17 +312,17 @@ function bind$cusparseSpGEMMreuse_compute(): typeof cusparseSpGEMMreuse_compute 
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseSpGEMMreuse_compute(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, spgemmDescr) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_compute', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpGEMMreuse_compute', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_compute', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMMreuse_compute', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseSpGEMMreuse_compute', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMMreuse_compute', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMMreuse_compute', 'matB', matB, true) as typeof matB;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpGEMMreuse_compute', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpGEMMreuse_compute', 'matB', matB, true) as typeof matB;
     const beta$ = scalarArg('cusparseSpGEMMreuse_compute', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMMreuse_compute', 'matC', matC, true) as typeof matC;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpGEMMreuse_compute', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpGEMMreuse_compute', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMMreuse_compute', 'alg', 'i32', alg);
-    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMMreuse_compute', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || Math.floor(spgemmDescr) !== spgemmDescr) spgemmDescr = addressArg('cusparseSpGEMMreuse_compute', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
     const status = (native$ ??= binder.native('cusparseSpGEMMreuse_compute'))(handle, opA, opB, alpha$, matA, matB, beta$, matC, computeType, alg, spgemmDescr);
     if (status !== 0) throw fail('cusparseSpGEMMreuse_compute', status);
   };
@@ -350,15 +350,15 @@ function bind$cusparseSpGEMMreuse_copy(): typeof cusparseSpGEMMreuse_copy {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpGEMMreuse_copy(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize5, externalBuffer5) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_copy', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpGEMMreuse_copy', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_copy', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMMreuse_copy', 'opB', 'i32', opB);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMMreuse_copy', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMMreuse_copy', 'matB', matB, true) as typeof matB;
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMMreuse_copy', 'matC', matC, true) as typeof matC;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpGEMMreuse_copy', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpGEMMreuse_copy', 'matB', matB, true) as typeof matB;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpGEMMreuse_copy', 'matC', matC, true) as typeof matC;
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMMreuse_copy', 'alg', 'i32', alg);
-    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMMreuse_copy', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-    if (typeof bufferSize5 !== 'number' || !(bufferSize5 >= 0 && bufferSize5 <= 9007199254740991) || bufferSize5 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_copy', 'bufferSize5', bufferSize5, false);
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || Math.floor(spgemmDescr) !== spgemmDescr) spgemmDescr = addressArg('cusparseSpGEMMreuse_copy', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof bufferSize5 !== 'number' || !(bufferSize5 >= 0 && bufferSize5 <= 9007199254740991) || Math.floor(bufferSize5) !== bufferSize5) int64Arg('cusparseSpGEMMreuse_copy', 'bufferSize5', bufferSize5, false);
     s$u64[0] = BigInt(bufferSize5 as number | bigint);
     const externalBuffer5$ = typeof externalBuffer5 === 'number' && externalBuffer5 >= 0 && externalBuffer5 <= 9007199254740991 && externalBuffer5 % 1 === 0 ? externalBuffer5 : deviceArg('cusparseSpGEMMreuse_copy', 'externalBuffer5', externalBuffer5, true);
     const status = (native$ ??= binder.native('cusparseSpGEMMreuse_copy'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s$bytes, externalBuffer5$);
@@ -396,21 +396,21 @@ function bind$cusparseSpGEMMreuse_nnz(): typeof cusparseSpGEMMreuse_nnz {
   const s$u64 = s.u64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusparseSpGEMMreuse_nnz(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize2, externalBuffer2, bufferSize3, externalBuffer3, bufferSize4, externalBuffer4) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_nnz', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpGEMMreuse_nnz', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_nnz', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMMreuse_nnz', 'opB', 'i32', opB);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMMreuse_nnz', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMMreuse_nnz', 'matB', matB, true) as typeof matB;
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMMreuse_nnz', 'matC', matC, true) as typeof matC;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpGEMMreuse_nnz', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpGEMMreuse_nnz', 'matB', matB, true) as typeof matB;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpGEMMreuse_nnz', 'matC', matC, true) as typeof matC;
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMMreuse_nnz', 'alg', 'i32', alg);
-    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMMreuse_nnz', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-    if (typeof bufferSize2 !== 'number' || !(bufferSize2 >= 0 && bufferSize2 <= 9007199254740991) || bufferSize2 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize2', bufferSize2, false);
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || Math.floor(spgemmDescr) !== spgemmDescr) spgemmDescr = addressArg('cusparseSpGEMMreuse_nnz', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof bufferSize2 !== 'number' || !(bufferSize2 >= 0 && bufferSize2 <= 9007199254740991) || Math.floor(bufferSize2) !== bufferSize2) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize2', bufferSize2, false);
     s$u64[0] = BigInt(bufferSize2 as number | bigint);
     const externalBuffer2$ = typeof externalBuffer2 === 'number' && externalBuffer2 >= 0 && externalBuffer2 <= 9007199254740991 && externalBuffer2 % 1 === 0 ? externalBuffer2 : deviceArg('cusparseSpGEMMreuse_nnz', 'externalBuffer2', externalBuffer2, true);
-    if (typeof bufferSize3 !== 'number' || !(bufferSize3 >= 0 && bufferSize3 <= 9007199254740991) || bufferSize3 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize3', bufferSize3, false);
+    if (typeof bufferSize3 !== 'number' || !(bufferSize3 >= 0 && bufferSize3 <= 9007199254740991) || Math.floor(bufferSize3) !== bufferSize3) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize3', bufferSize3, false);
     s$u64[1] = BigInt(bufferSize3 as number | bigint);
     const externalBuffer3$ = typeof externalBuffer3 === 'number' && externalBuffer3 >= 0 && externalBuffer3 <= 9007199254740991 && externalBuffer3 % 1 === 0 ? externalBuffer3 : deviceArg('cusparseSpGEMMreuse_nnz', 'externalBuffer3', externalBuffer3, true);
-    if (typeof bufferSize4 !== 'number' || !(bufferSize4 >= 0 && bufferSize4 <= 9007199254740991) || bufferSize4 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize4', bufferSize4, false);
+    if (typeof bufferSize4 !== 'number' || !(bufferSize4 >= 0 && bufferSize4 <= 9007199254740991) || Math.floor(bufferSize4) !== bufferSize4) int64Arg('cusparseSpGEMMreuse_nnz', 'bufferSize4', bufferSize4, false);
     s$u64[2] = BigInt(bufferSize4 as number | bigint);
     const externalBuffer4$ = typeof externalBuffer4 === 'number' && externalBuffer4 >= 0 && externalBuffer4 <= 9007199254740991 && externalBuffer4 % 1 === 0 ? externalBuffer4 : deviceArg('cusparseSpGEMMreuse_nnz', 'externalBuffer4', externalBuffer4, true);
     const status = (native$ ??= binder.native('cusparseSpGEMMreuse_nnz'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s$slot0, externalBuffer2$, s$slot1, externalBuffer3$, s$slot2, externalBuffer4$);
@@ -441,15 +441,15 @@ function bind$cusparseSpGEMMreuse_workEstimation(): typeof cusparseSpGEMMreuse_w
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpGEMMreuse_workEstimation(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, bufferSize1, externalBuffer1) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpGEMMreuse_workEstimation', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpGEMMreuse_workEstimation', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpGEMMreuse_workEstimation', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpGEMMreuse_workEstimation', 'opB', 'i32', opB);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpGEMMreuse_workEstimation', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpGEMMreuse_workEstimation', 'matB', matB, true) as typeof matB;
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpGEMMreuse_workEstimation', 'matC', matC, true) as typeof matC;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpGEMMreuse_workEstimation', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpGEMMreuse_workEstimation', 'matB', matB, true) as typeof matB;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpGEMMreuse_workEstimation', 'matC', matC, true) as typeof matC;
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpGEMMreuse_workEstimation', 'alg', 'i32', alg);
-    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || spgemmDescr % 1 !== 0) spgemmDescr = addressArg('cusparseSpGEMMreuse_workEstimation', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
-    if (typeof bufferSize1 !== 'number' || !(bufferSize1 >= 0 && bufferSize1 <= 9007199254740991) || bufferSize1 % 1 !== 0) int64Arg('cusparseSpGEMMreuse_workEstimation', 'bufferSize1', bufferSize1, false);
+    if (typeof spgemmDescr !== 'number' || !(spgemmDescr >= 0 && spgemmDescr <= 9007199254740991) || Math.floor(spgemmDescr) !== spgemmDescr) spgemmDescr = addressArg('cusparseSpGEMMreuse_workEstimation', 'spgemmDescr', spgemmDescr, true) as typeof spgemmDescr;
+    if (typeof bufferSize1 !== 'number' || !(bufferSize1 >= 0 && bufferSize1 <= 9007199254740991) || Math.floor(bufferSize1) !== bufferSize1) int64Arg('cusparseSpGEMMreuse_workEstimation', 'bufferSize1', bufferSize1, false);
     s$u64[0] = BigInt(bufferSize1 as number | bigint);
     const externalBuffer1$ = typeof externalBuffer1 === 'number' && externalBuffer1 >= 0 && externalBuffer1 <= 9007199254740991 && externalBuffer1 % 1 === 0 ? externalBuffer1 : deviceArg('cusparseSpGEMMreuse_workEstimation', 'externalBuffer1', externalBuffer1, true);
     const status = (native$ ??= binder.native('cusparseSpGEMMreuse_workEstimation'))(handle, opA, opB, matA, matB, matC, alg, spgemmDescr, s$bytes, externalBuffer1$);
@@ -483,14 +483,14 @@ function bind$cusparseSpMM(): typeof cusparseSpMM {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseSpMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMM', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpMM', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMM', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpMM', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseSpMM', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpMM', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpMM', 'matB', matB, true) as typeof matB;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpMM', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpMM', 'matB', matB, true) as typeof matB;
     const beta$ = scalarArg('cusparseSpMM', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpMM', 'matC', matC, true) as typeof matC;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpMM', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMM', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMM', 'alg', 'i32', alg);
     const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpMM', 'externalBuffer', externalBuffer, true);
@@ -503,7 +503,7 @@ let cusparseSpMMOp$c: NativeFunction | undefined;
  * @param plan in `cusparseSpMMOpPlan_t`.
  * @param externalBuffer in/out `void *`: device memory, or null. */
 export function cusparseSpMMOp(plan: T.cusparseSpMMOpPlan_t | null, externalBuffer: T.DeviceMemory | null): void {
-  if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cusparseSpMMOp', 'plan', plan, true) as typeof plan;
+  if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || Math.floor(plan) !== plan) plan = addressArg('cusparseSpMMOp', 'plan', plan, true) as typeof plan;
   const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpMMOp', 'externalBuffer', externalBuffer, true);
   const status = (cusparseSpMMOp$c ??= binder.native('cusparseSpMMOp'))(plan, externalBuffer$);
   if (status !== 0) throw fail('cusparseSpMMOp', status);
@@ -534,21 +534,21 @@ function bind$cusparseSpMMOp_createPlan(): typeof cusparseSpMMOp_createPlan {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cusparseSpMMOp_createPlan(handle, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMMOp_createPlan', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpMMOp_createPlan', 'handle', handle, true) as typeof handle;
     s$f64[0] = 0;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMMOp_createPlan', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpMMOp_createPlan', 'opB', 'i32', opB);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpMMOp_createPlan', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpMMOp_createPlan', 'matB', matB, true) as typeof matB;
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpMMOp_createPlan', 'matC', matC, true) as typeof matC;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpMMOp_createPlan', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpMMOp_createPlan', 'matB', matB, true) as typeof matB;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpMMOp_createPlan', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMMOp_createPlan', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMMOp_createPlan', 'alg', 'i32', alg);
     pointerArg('cusparseSpMMOp_createPlan', 'addOperationNvvmBuffer', addOperationNvvmBuffer, true);
-    if (typeof addOperationBufferSize !== 'number' || !(addOperationBufferSize >= 0 && addOperationBufferSize <= 9007199254740991) || addOperationBufferSize % 1 !== 0) int64Arg('cusparseSpMMOp_createPlan', 'addOperationBufferSize', addOperationBufferSize, false);
+    if (typeof addOperationBufferSize !== 'number' || !(addOperationBufferSize >= 0 && addOperationBufferSize <= 9007199254740991) || Math.floor(addOperationBufferSize) !== addOperationBufferSize) int64Arg('cusparseSpMMOp_createPlan', 'addOperationBufferSize', addOperationBufferSize, false);
     pointerArg('cusparseSpMMOp_createPlan', 'mulOperationNvvmBuffer', mulOperationNvvmBuffer, true);
-    if (typeof mulOperationBufferSize !== 'number' || !(mulOperationBufferSize >= 0 && mulOperationBufferSize <= 9007199254740991) || mulOperationBufferSize % 1 !== 0) int64Arg('cusparseSpMMOp_createPlan', 'mulOperationBufferSize', mulOperationBufferSize, false);
+    if (typeof mulOperationBufferSize !== 'number' || !(mulOperationBufferSize >= 0 && mulOperationBufferSize <= 9007199254740991) || Math.floor(mulOperationBufferSize) !== mulOperationBufferSize) int64Arg('cusparseSpMMOp_createPlan', 'mulOperationBufferSize', mulOperationBufferSize, false);
     pointerArg('cusparseSpMMOp_createPlan', 'epilogueNvvmBuffer', epilogueNvvmBuffer, true);
-    if (typeof epilogueBufferSize !== 'number' || !(epilogueBufferSize >= 0 && epilogueBufferSize <= 9007199254740991) || epilogueBufferSize % 1 !== 0) int64Arg('cusparseSpMMOp_createPlan', 'epilogueBufferSize', epilogueBufferSize, false);
+    if (typeof epilogueBufferSize !== 'number' || !(epilogueBufferSize >= 0 && epilogueBufferSize <= 9007199254740991) || Math.floor(epilogueBufferSize) !== epilogueBufferSize) int64Arg('cusparseSpMMOp_createPlan', 'epilogueBufferSize', epilogueBufferSize, false);
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cusparseSpMMOp_createPlan'))(handle, s$slot0, opA, opB, matA, matB, matC, computeType, alg, addOperationNvvmBuffer, addOperationBufferSize, mulOperationNvvmBuffer, mulOperationBufferSize, epilogueNvvmBuffer, epilogueBufferSize, s$slot1);
     if (status !== 0) throw fail('cusparseSpMMOp_createPlan', status);
@@ -559,7 +559,7 @@ let cusparseSpMMOp_destroyPlan$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpMMOp_destroyPlan(cusparseSpMMOpPlan_t plan)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param plan in `cusparseSpMMOpPlan_t`. */
 export function cusparseSpMMOp_destroyPlan(plan: T.cusparseSpMMOpPlan_t | null): void {
-  if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || plan % 1 !== 0) plan = addressArg('cusparseSpMMOp_destroyPlan', 'plan', plan, true) as typeof plan;
+  if (typeof plan !== 'number' || !(plan >= 0 && plan <= 9007199254740991) || Math.floor(plan) !== plan) plan = addressArg('cusparseSpMMOp_destroyPlan', 'plan', plan, true) as typeof plan;
   const status = (cusparseSpMMOp_destroyPlan$c ??= binder.native('cusparseSpMMOp_destroyPlan'))(plan);
   if (status !== 0) throw fail('cusparseSpMMOp_destroyPlan', status);
 }
@@ -586,14 +586,14 @@ function bind$cusparseSpMM_bufferSize(): typeof cusparseSpMM_bufferSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMM_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpMM_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMM_bufferSize', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpMM_bufferSize', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseSpMM_bufferSize', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpMM_bufferSize', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpMM_bufferSize', 'matB', matB, true) as typeof matB;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpMM_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpMM_bufferSize', 'matB', matB, true) as typeof matB;
     const beta$ = scalarArg('cusparseSpMM_bufferSize', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpMM_bufferSize', 'matC', matC, true) as typeof matC;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpMM_bufferSize', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMM_bufferSize', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMM_bufferSize', 'alg', 'i32', alg);
     s$f64[2] = 0;
@@ -628,14 +628,14 @@ function bind$cusparseSpMM_preprocess(): typeof cusparseSpMM_preprocess {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseSpMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMM_preprocess', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpMM_preprocess', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMM_preprocess', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpMM_preprocess', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseSpMM_preprocess', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpMM_preprocess', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpMM_preprocess', 'matB', matB, true) as typeof matB;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpMM_preprocess', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpMM_preprocess', 'matB', matB, true) as typeof matB;
     const beta$ = scalarArg('cusparseSpMM_preprocess', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpMM_preprocess', 'matC', matC, true) as typeof matC;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpMM_preprocess', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMM_preprocess', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMM_preprocess', 'alg', 'i32', alg);
     const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpMM_preprocess', 'externalBuffer', externalBuffer, true);
@@ -664,13 +664,13 @@ function bind$cusparseSpMV(): typeof cusparseSpMV {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseSpMV(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMV', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpMV', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMV', 'opA', 'i32', opA);
     const alpha$ = scalarArg('cusparseSpMV', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpMV', 'matA', matA, true) as typeof matA;
-    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseSpMV', 'vecX', vecX, true) as typeof vecX;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpMV', 'matA', matA, true) as typeof matA;
+    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || Math.floor(vecX) !== vecX) vecX = addressArg('cusparseSpMV', 'vecX', vecX, true) as typeof vecX;
     const beta$ = scalarArg('cusparseSpMV', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpMV', 'vecY', vecY, true) as typeof vecY;
+    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseSpMV', 'vecY', vecY, true) as typeof vecY;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMV', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMV', 'alg', 'i32', alg);
     const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpMV', 'externalBuffer', externalBuffer, true);
@@ -700,13 +700,13 @@ function bind$cusparseSpMV_bufferSize(): typeof cusparseSpMV_bufferSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpMV_bufferSize(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMV_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpMV_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMV_bufferSize', 'opA', 'i32', opA);
     const alpha$ = scalarArg('cusparseSpMV_bufferSize', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpMV_bufferSize', 'matA', matA, true) as typeof matA;
-    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseSpMV_bufferSize', 'vecX', vecX, true) as typeof vecX;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpMV_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || Math.floor(vecX) !== vecX) vecX = addressArg('cusparseSpMV_bufferSize', 'vecX', vecX, true) as typeof vecX;
     const beta$ = scalarArg('cusparseSpMV_bufferSize', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpMV_bufferSize', 'vecY', vecY, true) as typeof vecY;
+    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseSpMV_bufferSize', 'vecY', vecY, true) as typeof vecY;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMV_bufferSize', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMV_bufferSize', 'alg', 'i32', alg);
     s$f64[2] = 0;
@@ -741,13 +741,13 @@ function bind$cusparseSpMV_preprocess(): typeof cusparseSpMV_preprocess {
   const s$slot0 = s.slot(0), s$slot1 = s.slot(1);
   let native$: NativeFunction | undefined;
   return function cusparseSpMV_preprocess(handle, opA, alpha, matA, vecX, beta, vecY, computeType, alg, externalBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpMV_preprocess', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpMV_preprocess', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpMV_preprocess', 'opA', 'i32', opA);
     const alpha$ = scalarArg('cusparseSpMV_preprocess', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpMV_preprocess', 'matA', matA, true) as typeof matA;
-    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseSpMV_preprocess', 'vecX', vecX, true) as typeof vecX;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpMV_preprocess', 'matA', matA, true) as typeof matA;
+    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || Math.floor(vecX) !== vecX) vecX = addressArg('cusparseSpMV_preprocess', 'vecX', vecX, true) as typeof vecX;
     const beta$ = scalarArg('cusparseSpMV_preprocess', 'beta', 'untyped', 'either', beta, s$slot1);
-    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpMV_preprocess', 'vecY', vecY, true) as typeof vecY;
+    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseSpMV_preprocess', 'vecY', vecY, true) as typeof vecY;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpMV_preprocess', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpMV_preprocess', 'alg', 'i32', alg);
     const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpMV_preprocess', 'externalBuffer', externalBuffer, true);
@@ -762,10 +762,10 @@ let cusparseSpMatGetAttribute$c: NativeFunction | undefined;
  * @param data in/out `void *`: address or host buffer.
  * @param dataSize in `size_t`. */
 export function cusparseSpMatGetAttribute(spMatDescr: T.cusparseConstSpMatDescr_t | null, attribute: T.cusparseSpMatAttribute_t, data: T.Pointer, dataSize: T.Int64): void {
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetAttribute', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatGetAttribute', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cusparseSpMatGetAttribute', 'attribute', 'i32', attribute);
   pointerArg('cusparseSpMatGetAttribute', 'data', data, true);
-  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cusparseSpMatGetAttribute', 'dataSize', dataSize, false);
+  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || Math.floor(dataSize) !== dataSize) int64Arg('cusparseSpMatGetAttribute', 'dataSize', dataSize, false);
   const status = (cusparseSpMatGetAttribute$c ??= binder.native('cusparseSpMatGetAttribute'))(spMatDescr, attribute, data, dataSize);
   if (status !== 0) throw fail('cusparseSpMatGetAttribute', status);
 }
@@ -782,7 +782,7 @@ function bind$cusparseSpMatGetFormat(): typeof cusparseSpMatGetFormat {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseSpMatGetFormat(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetFormat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatGetFormat', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpMatGetFormat'))(spMatDescr, s$bytes);
     if (status !== 0) throw fail('cusparseSpMatGetFormat', status);
@@ -802,7 +802,7 @@ function bind$cusparseSpMatGetIndexBase(): typeof cusparseSpMatGetIndexBase {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseSpMatGetIndexBase(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetIndexBase', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatGetIndexBase', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpMatGetIndexBase'))(spMatDescr, s$bytes);
     if (status !== 0) throw fail('cusparseSpMatGetIndexBase', status);
@@ -822,7 +822,7 @@ function bind$cusparseSpMatGetSize(): typeof cusparseSpMatGetSize {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$i64 = s.i64;
   let native$: NativeFunction | undefined;
   return function cusparseSpMatGetSize(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetSize', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatGetSize', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -844,7 +844,7 @@ function bind$cusparseSpMatGetStridedBatch(): typeof cusparseSpMatGetStridedBatc
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseSpMatGetStridedBatch(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatGetStridedBatch', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpMatGetStridedBatch'))(spMatDescr, s$bytes);
     if (status !== 0) throw fail('cusparseSpMatGetStridedBatch', status);
@@ -865,7 +865,7 @@ function bind$cusparseSpMatGetValues(): typeof cusparseSpMatGetValues {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpMatGetValues(spMatDescr) {
-    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatGetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+    if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatGetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpMatGetValues'))(spMatDescr, s$bytes);
     if (status !== 0) throw fail('cusparseSpMatGetValues', status);
@@ -883,10 +883,10 @@ let cusparseSpMatSetAttribute$c: NativeFunction | undefined;
  * @param data in/out `void *`: address or host buffer.
  * @param dataSize in `size_t`. */
 export function cusparseSpMatSetAttribute(spMatDescr: T.cusparseSpMatDescr_t | null, attribute: T.cusparseSpMatAttribute_t, data: T.Pointer, dataSize: T.Int64): void {
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatSetAttribute', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatSetAttribute', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cusparseSpMatSetAttribute', 'attribute', 'i32', attribute);
   pointerArg('cusparseSpMatSetAttribute', 'data', data, true);
-  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cusparseSpMatSetAttribute', 'dataSize', dataSize, false);
+  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || Math.floor(dataSize) !== dataSize) int64Arg('cusparseSpMatSetAttribute', 'dataSize', dataSize, false);
   const status = (cusparseSpMatSetAttribute$c ??= binder.native('cusparseSpMatSetAttribute'))(spMatDescr, attribute, data, dataSize);
   if (status !== 0) throw fail('cusparseSpMatSetAttribute', status);
 }
@@ -895,7 +895,7 @@ let cusparseSpMatSetValues$c: NativeFunction | undefined;
  * @param spMatDescr in `cusparseSpMatDescr_t`.
  * @param values in/out `void *`: device memory. */
 export function cusparseSpMatSetValues(spMatDescr: T.cusparseSpMatDescr_t | null, values: T.DeviceMemory | null): void {
-  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || spMatDescr % 1 !== 0) spMatDescr = addressArg('cusparseSpMatSetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
+  if (typeof spMatDescr !== 'number' || !(spMatDescr >= 0 && spMatDescr <= 9007199254740991) || Math.floor(spMatDescr) !== spMatDescr) spMatDescr = addressArg('cusparseSpMatSetValues', 'spMatDescr', spMatDescr, true) as typeof spMatDescr;
   const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseSpMatSetValues', 'values', values, true);
   const status = (cusparseSpMatSetValues$c ??= binder.native('cusparseSpMatSetValues'))(spMatDescr, values$);
   if (status !== 0) throw fail('cusparseSpMatSetValues', status);
@@ -922,16 +922,16 @@ function bind$cusparseSpSM_analysis(): typeof cusparseSpSM_analysis {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseSpSM_analysis(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSM_analysis', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpSM_analysis', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSM_analysis', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpSM_analysis', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseSpSM_analysis', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpSM_analysis', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpSM_analysis', 'matB', matB, true) as typeof matB;
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpSM_analysis', 'matC', matC, true) as typeof matC;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpSM_analysis', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpSM_analysis', 'matB', matB, true) as typeof matB;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpSM_analysis', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpSM_analysis', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpSM_analysis', 'alg', 'i32', alg);
-    if (typeof spsmDescr !== 'number' || !(spsmDescr >= 0 && spsmDescr <= 9007199254740991) || spsmDescr % 1 !== 0) spsmDescr = addressArg('cusparseSpSM_analysis', 'spsmDescr', spsmDescr, true) as typeof spsmDescr;
+    if (typeof spsmDescr !== 'number' || !(spsmDescr >= 0 && spsmDescr <= 9007199254740991) || Math.floor(spsmDescr) !== spsmDescr) spsmDescr = addressArg('cusparseSpSM_analysis', 'spsmDescr', spsmDescr, true) as typeof spsmDescr;
     const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpSM_analysis', 'externalBuffer', externalBuffer, true);
     const status = (native$ ??= binder.native('cusparseSpSM_analysis'))(handle, opA, opB, alpha$, matA, matB, matC, computeType, alg, spsmDescr, externalBuffer$);
     if (status !== 0) throw fail('cusparseSpSM_analysis', status);
@@ -960,16 +960,16 @@ function bind$cusparseSpSM_bufferSize(): typeof cusparseSpSM_bufferSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpSM_bufferSize(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSM_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpSM_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSM_bufferSize', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpSM_bufferSize', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseSpSM_bufferSize', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpSM_bufferSize', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpSM_bufferSize', 'matB', matB, true) as typeof matB;
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpSM_bufferSize', 'matC', matC, true) as typeof matC;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpSM_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpSM_bufferSize', 'matB', matB, true) as typeof matB;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpSM_bufferSize', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpSM_bufferSize', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpSM_bufferSize', 'alg', 'i32', alg);
-    if (typeof spsmDescr !== 'number' || !(spsmDescr >= 0 && spsmDescr <= 9007199254740991) || spsmDescr % 1 !== 0) spsmDescr = addressArg('cusparseSpSM_bufferSize', 'spsmDescr', spsmDescr, true) as typeof spsmDescr;
+    if (typeof spsmDescr !== 'number' || !(spsmDescr >= 0 && spsmDescr <= 9007199254740991) || Math.floor(spsmDescr) !== spsmDescr) spsmDescr = addressArg('cusparseSpSM_bufferSize', 'spsmDescr', spsmDescr, true) as typeof spsmDescr;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cusparseSpSM_bufferSize'))(handle, opA, opB, alpha$, matA, matB, matC, computeType, alg, spsmDescr, s$slot1);
     if (status !== 0) throw fail('cusparseSpSM_bufferSize', status);
@@ -1007,7 +1007,7 @@ let cusparseSpSM_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSM_destroyDescr(cusparseSpSMDescr_t descr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param descr in `cusparseSpSMDescr_t`. */
 export function cusparseSpSM_destroyDescr(descr: T.cusparseSpSMDescr_t | null): void {
-  if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || descr % 1 !== 0) descr = addressArg('cusparseSpSM_destroyDescr', 'descr', descr, true) as typeof descr;
+  if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseSpSM_destroyDescr', 'descr', descr, true) as typeof descr;
   const status = (cusparseSpSM_destroyDescr$c ??= binder.native('cusparseSpSM_destroyDescr'))(descr);
   if (status !== 0) throw fail('cusparseSpSM_destroyDescr', status);
 }
@@ -1032,16 +1032,16 @@ function bind$cusparseSpSM_solve(): typeof cusparseSpSM_solve {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseSpSM_solve(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, spsmDescr) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSM_solve', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpSM_solve', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSM_solve', 'opA', 'i32', opA);
     if (typeof opB !== 'number' || (opB | 0) !== opB) throw intError('cusparseSpSM_solve', 'opB', 'i32', opB);
     const alpha$ = scalarArg('cusparseSpSM_solve', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpSM_solve', 'matA', matA, true) as typeof matA;
-    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || matB % 1 !== 0) matB = addressArg('cusparseSpSM_solve', 'matB', matB, true) as typeof matB;
-    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || matC % 1 !== 0) matC = addressArg('cusparseSpSM_solve', 'matC', matC, true) as typeof matC;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpSM_solve', 'matA', matA, true) as typeof matA;
+    if (typeof matB !== 'number' || !(matB >= 0 && matB <= 9007199254740991) || Math.floor(matB) !== matB) matB = addressArg('cusparseSpSM_solve', 'matB', matB, true) as typeof matB;
+    if (typeof matC !== 'number' || !(matC >= 0 && matC <= 9007199254740991) || Math.floor(matC) !== matC) matC = addressArg('cusparseSpSM_solve', 'matC', matC, true) as typeof matC;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpSM_solve', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpSM_solve', 'alg', 'i32', alg);
-    if (typeof spsmDescr !== 'number' || !(spsmDescr >= 0 && spsmDescr <= 9007199254740991) || spsmDescr % 1 !== 0) spsmDescr = addressArg('cusparseSpSM_solve', 'spsmDescr', spsmDescr, true) as typeof spsmDescr;
+    if (typeof spsmDescr !== 'number' || !(spsmDescr >= 0 && spsmDescr <= 9007199254740991) || Math.floor(spsmDescr) !== spsmDescr) spsmDescr = addressArg('cusparseSpSM_solve', 'spsmDescr', spsmDescr, true) as typeof spsmDescr;
     const status = (native$ ??= binder.native('cusparseSpSM_solve'))(handle, opA, opB, alpha$, matA, matB, matC, computeType, alg, spsmDescr);
     if (status !== 0) throw fail('cusparseSpSM_solve', status);
   };
@@ -1054,8 +1054,8 @@ let cusparseSpSM_updateMatrix$c: NativeFunction | undefined;
  * @param updatePart in `cusparseSpSMUpdate_t`.
  * @remarks Since CUDA 12.5. */
 export function cusparseSpSM_updateMatrix(handle: T.cusparseHandle_t | null, spsmDescr: T.cusparseSpSMDescr_t | null, newValues: T.Pointer, updatePart: T.cusparseSpSMUpdate_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSM_updateMatrix', 'handle', handle, true) as typeof handle;
-  if (typeof spsmDescr !== 'number' || !(spsmDescr >= 0 && spsmDescr <= 9007199254740991) || spsmDescr % 1 !== 0) spsmDescr = addressArg('cusparseSpSM_updateMatrix', 'spsmDescr', spsmDescr, true) as typeof spsmDescr;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpSM_updateMatrix', 'handle', handle, true) as typeof handle;
+  if (typeof spsmDescr !== 'number' || !(spsmDescr >= 0 && spsmDescr <= 9007199254740991) || Math.floor(spsmDescr) !== spsmDescr) spsmDescr = addressArg('cusparseSpSM_updateMatrix', 'spsmDescr', spsmDescr, true) as typeof spsmDescr;
   pointerArg('cusparseSpSM_updateMatrix', 'newValues', newValues, true);
   if (typeof updatePart !== 'number' || (updatePart | 0) !== updatePart) throw intError('cusparseSpSM_updateMatrix', 'updatePart', 'i32', updatePart);
   const status = (cusparseSpSM_updateMatrix$c ??= binder.native('cusparseSpSM_updateMatrix'))(handle, spsmDescr, newValues, updatePart);
@@ -1082,15 +1082,15 @@ function bind$cusparseSpSV_analysis(): typeof cusparseSpSV_analysis {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseSpSV_analysis(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSV_analysis', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpSV_analysis', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSV_analysis', 'opA', 'i32', opA);
     const alpha$ = scalarArg('cusparseSpSV_analysis', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpSV_analysis', 'matA', matA, true) as typeof matA;
-    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseSpSV_analysis', 'vecX', vecX, true) as typeof vecX;
-    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpSV_analysis', 'vecY', vecY, true) as typeof vecY;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpSV_analysis', 'matA', matA, true) as typeof matA;
+    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || Math.floor(vecX) !== vecX) vecX = addressArg('cusparseSpSV_analysis', 'vecX', vecX, true) as typeof vecX;
+    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseSpSV_analysis', 'vecY', vecY, true) as typeof vecY;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpSV_analysis', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpSV_analysis', 'alg', 'i32', alg);
-    if (typeof spsvDescr !== 'number' || !(spsvDescr >= 0 && spsvDescr <= 9007199254740991) || spsvDescr % 1 !== 0) spsvDescr = addressArg('cusparseSpSV_analysis', 'spsvDescr', spsvDescr, true) as typeof spsvDescr;
+    if (typeof spsvDescr !== 'number' || !(spsvDescr >= 0 && spsvDescr <= 9007199254740991) || Math.floor(spsvDescr) !== spsvDescr) spsvDescr = addressArg('cusparseSpSV_analysis', 'spsvDescr', spsvDescr, true) as typeof spsvDescr;
     const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpSV_analysis', 'externalBuffer', externalBuffer, true);
     const status = (native$ ??= binder.native('cusparseSpSV_analysis'))(handle, opA, alpha$, matA, vecX, vecY, computeType, alg, spsvDescr, externalBuffer$);
     if (status !== 0) throw fail('cusparseSpSV_analysis', status);
@@ -1118,15 +1118,15 @@ function bind$cusparseSpSV_bufferSize(): typeof cusparseSpSV_bufferSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpSV_bufferSize(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSV_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpSV_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSV_bufferSize', 'opA', 'i32', opA);
     const alpha$ = scalarArg('cusparseSpSV_bufferSize', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpSV_bufferSize', 'matA', matA, true) as typeof matA;
-    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseSpSV_bufferSize', 'vecX', vecX, true) as typeof vecX;
-    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpSV_bufferSize', 'vecY', vecY, true) as typeof vecY;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpSV_bufferSize', 'matA', matA, true) as typeof matA;
+    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || Math.floor(vecX) !== vecX) vecX = addressArg('cusparseSpSV_bufferSize', 'vecX', vecX, true) as typeof vecX;
+    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseSpSV_bufferSize', 'vecY', vecY, true) as typeof vecY;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpSV_bufferSize', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpSV_bufferSize', 'alg', 'i32', alg);
-    if (typeof spsvDescr !== 'number' || !(spsvDescr >= 0 && spsvDescr <= 9007199254740991) || spsvDescr % 1 !== 0) spsvDescr = addressArg('cusparseSpSV_bufferSize', 'spsvDescr', spsvDescr, true) as typeof spsvDescr;
+    if (typeof spsvDescr !== 'number' || !(spsvDescr >= 0 && spsvDescr <= 9007199254740991) || Math.floor(spsvDescr) !== spsvDescr) spsvDescr = addressArg('cusparseSpSV_bufferSize', 'spsvDescr', spsvDescr, true) as typeof spsvDescr;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cusparseSpSV_bufferSize'))(handle, opA, alpha$, matA, vecX, vecY, computeType, alg, spsvDescr, s$slot1);
     if (status !== 0) throw fail('cusparseSpSV_bufferSize', status);
@@ -1164,7 +1164,7 @@ let cusparseSpSV_destroyDescr$c: NativeFunction | undefined;
 /** `cusparseStatus_t cusparseSpSV_destroyDescr(cusparseSpSVDescr_t descr)` · cusparse.h · CUDA 13.0 Throws {@link CusparseError}; a bad argument throws TypeError or RangeError before any call.
  * @param descr in `cusparseSpSVDescr_t`. */
 export function cusparseSpSV_destroyDescr(descr: T.cusparseSpSVDescr_t | null): void {
-  if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || descr % 1 !== 0) descr = addressArg('cusparseSpSV_destroyDescr', 'descr', descr, true) as typeof descr;
+  if (typeof descr !== 'number' || !(descr >= 0 && descr <= 9007199254740991) || Math.floor(descr) !== descr) descr = addressArg('cusparseSpSV_destroyDescr', 'descr', descr, true) as typeof descr;
   const status = (cusparseSpSV_destroyDescr$c ??= binder.native('cusparseSpSV_destroyDescr'))(descr);
   if (status !== 0) throw fail('cusparseSpSV_destroyDescr', status);
 }
@@ -1188,15 +1188,15 @@ function bind$cusparseSpSV_solve(): typeof cusparseSpSV_solve {
   const s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseSpSV_solve(handle, opA, alpha, matA, vecX, vecY, computeType, alg, spsvDescr) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSV_solve', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpSV_solve', 'handle', handle, true) as typeof handle;
     if (typeof opA !== 'number' || (opA | 0) !== opA) throw intError('cusparseSpSV_solve', 'opA', 'i32', opA);
     const alpha$ = scalarArg('cusparseSpSV_solve', 'alpha', 'untyped', 'either', alpha, s$slot0);
-    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || matA % 1 !== 0) matA = addressArg('cusparseSpSV_solve', 'matA', matA, true) as typeof matA;
-    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseSpSV_solve', 'vecX', vecX, true) as typeof vecX;
-    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpSV_solve', 'vecY', vecY, true) as typeof vecY;
+    if (typeof matA !== 'number' || !(matA >= 0 && matA <= 9007199254740991) || Math.floor(matA) !== matA) matA = addressArg('cusparseSpSV_solve', 'matA', matA, true) as typeof matA;
+    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || Math.floor(vecX) !== vecX) vecX = addressArg('cusparseSpSV_solve', 'vecX', vecX, true) as typeof vecX;
+    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseSpSV_solve', 'vecY', vecY, true) as typeof vecY;
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpSV_solve', 'computeType', 'i32', computeType);
     if (typeof alg !== 'number' || (alg | 0) !== alg) throw intError('cusparseSpSV_solve', 'alg', 'i32', alg);
-    if (typeof spsvDescr !== 'number' || !(spsvDescr >= 0 && spsvDescr <= 9007199254740991) || spsvDescr % 1 !== 0) spsvDescr = addressArg('cusparseSpSV_solve', 'spsvDescr', spsvDescr, true) as typeof spsvDescr;
+    if (typeof spsvDescr !== 'number' || !(spsvDescr >= 0 && spsvDescr <= 9007199254740991) || Math.floor(spsvDescr) !== spsvDescr) spsvDescr = addressArg('cusparseSpSV_solve', 'spsvDescr', spsvDescr, true) as typeof spsvDescr;
     const status = (native$ ??= binder.native('cusparseSpSV_solve'))(handle, opA, alpha$, matA, vecX, vecY, computeType, alg, spsvDescr);
     if (status !== 0) throw fail('cusparseSpSV_solve', status);
   };
@@ -1209,8 +1209,8 @@ let cusparseSpSV_updateMatrix$c: NativeFunction | undefined;
  * @param updatePart in `cusparseSpSVUpdate_t`.
  * @remarks Since CUDA 12.5. */
 export function cusparseSpSV_updateMatrix(handle: T.cusparseHandle_t | null, spsvDescr: T.cusparseSpSVDescr_t | null, newValues: T.Pointer, updatePart: T.cusparseSpSVUpdate_t): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpSV_updateMatrix', 'handle', handle, true) as typeof handle;
-  if (typeof spsvDescr !== 'number' || !(spsvDescr >= 0 && spsvDescr <= 9007199254740991) || spsvDescr % 1 !== 0) spsvDescr = addressArg('cusparseSpSV_updateMatrix', 'spsvDescr', spsvDescr, true) as typeof spsvDescr;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpSV_updateMatrix', 'handle', handle, true) as typeof handle;
+  if (typeof spsvDescr !== 'number' || !(spsvDescr >= 0 && spsvDescr <= 9007199254740991) || Math.floor(spsvDescr) !== spsvDescr) spsvDescr = addressArg('cusparseSpSV_updateMatrix', 'spsvDescr', spsvDescr, true) as typeof spsvDescr;
   pointerArg('cusparseSpSV_updateMatrix', 'newValues', newValues, true);
   if (typeof updatePart !== 'number' || (updatePart | 0) !== updatePart) throw intError('cusparseSpSV_updateMatrix', 'updatePart', 'i32', updatePart);
   const status = (cusparseSpSV_updateMatrix$c ??= binder.native('cusparseSpSV_updateMatrix'))(handle, spsvDescr, newValues, updatePart);
@@ -1227,10 +1227,10 @@ let cusparseSpVV$c: NativeFunction | undefined;
  * @param externalBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseSpVV(handle: T.cusparseHandle_t | null, opX: T.cusparseOperation_t, vecX: T.cusparseConstSpVecDescr_t | null, vecY: T.cusparseConstDnVecDescr_t | null, result_: T.Pointer, computeType: T.cudaDataType, externalBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpVV', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpVV', 'handle', handle, true) as typeof handle;
   if (typeof opX !== 'number' || (opX | 0) !== opX) throw intError('cusparseSpVV', 'opX', 'i32', opX);
-  if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseSpVV', 'vecX', vecX, true) as typeof vecX;
-  if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpVV', 'vecY', vecY, true) as typeof vecY;
+  if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || Math.floor(vecX) !== vecX) vecX = addressArg('cusparseSpVV', 'vecX', vecX, true) as typeof vecX;
+  if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseSpVV', 'vecY', vecY, true) as typeof vecY;
   pointerArg('cusparseSpVV', 'result', result_, true);
   if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpVV', 'computeType', 'i32', computeType);
   const externalBuffer$ = typeof externalBuffer === 'number' && externalBuffer >= 0 && externalBuffer <= 9007199254740991 && externalBuffer % 1 === 0 ? externalBuffer : deviceArg('cusparseSpVV', 'externalBuffer', externalBuffer, true);
@@ -1257,10 +1257,10 @@ function bind$cusparseSpVV_bufferSize(): typeof cusparseSpVV_bufferSize {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpVV_bufferSize(handle, opX, vecX, vecY, result_, computeType) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseSpVV_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseSpVV_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof opX !== 'number' || (opX | 0) !== opX) throw intError('cusparseSpVV_bufferSize', 'opX', 'i32', opX);
-    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || vecX % 1 !== 0) vecX = addressArg('cusparseSpVV_bufferSize', 'vecX', vecX, true) as typeof vecX;
-    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || vecY % 1 !== 0) vecY = addressArg('cusparseSpVV_bufferSize', 'vecY', vecY, true) as typeof vecY;
+    if (typeof vecX !== 'number' || !(vecX >= 0 && vecX <= 9007199254740991) || Math.floor(vecX) !== vecX) vecX = addressArg('cusparseSpVV_bufferSize', 'vecX', vecX, true) as typeof vecX;
+    if (typeof vecY !== 'number' || !(vecY >= 0 && vecY <= 9007199254740991) || Math.floor(vecY) !== vecY) vecY = addressArg('cusparseSpVV_bufferSize', 'vecY', vecY, true) as typeof vecY;
     pointerArg('cusparseSpVV_bufferSize', 'result', result_, true);
     if (typeof computeType !== 'number' || (computeType | 0) !== computeType) throw intError('cusparseSpVV_bufferSize', 'computeType', 'i32', computeType);
     s$f64[0] = 0;
@@ -1286,7 +1286,7 @@ function bind$cusparseSpVecGet(): typeof cusparseSpVecGet {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$slot2 = s.slot(2), s$slot3 = s.slot(3), s$slot4 = s.slot(4), s$slot5 = s.slot(5), s$slot6 = s.slot(6), s$i64 = s.i64, s$u32 = s.u32, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseSpVecGet(spVecDescr) {
-    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGet', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
+    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || Math.floor(spVecDescr) !== spVecDescr) spVecDescr = addressArg('cusparseSpVecGet', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
     s$f64[0] = 0;
     s$f64[1] = 0;
     s$f64[2] = 0;
@@ -1312,7 +1312,7 @@ function bind$cusparseSpVecGetIndexBase(): typeof cusparseSpVecGetIndexBase {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseSpVecGetIndexBase(spVecDescr) {
-    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGetIndexBase', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
+    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || Math.floor(spVecDescr) !== spVecDescr) spVecDescr = addressArg('cusparseSpVecGetIndexBase', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpVecGetIndexBase'))(spVecDescr, s$bytes);
     if (status !== 0) throw fail('cusparseSpVecGetIndexBase', status);
@@ -1333,7 +1333,7 @@ function bind$cusparseSpVecGetValues(): typeof cusparseSpVecGetValues {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseSpVecGetValues(spVecDescr) {
-    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecGetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
+    if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || Math.floor(spVecDescr) !== spVecDescr) spVecDescr = addressArg('cusparseSpVecGetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseSpVecGetValues'))(spVecDescr, s$bytes);
     if (status !== 0) throw fail('cusparseSpVecGetValues', status);
@@ -1349,7 +1349,7 @@ let cusparseSpVecSetValues$c: NativeFunction | undefined;
  * @param spVecDescr in `cusparseSpVecDescr_t`.
  * @param values in/out `void *`: device memory. */
 export function cusparseSpVecSetValues(spVecDescr: T.cusparseSpVecDescr_t | null, values: T.DeviceMemory | null): void {
-  if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || spVecDescr % 1 !== 0) spVecDescr = addressArg('cusparseSpVecSetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
+  if (typeof spVecDescr !== 'number' || !(spVecDescr >= 0 && spVecDescr <= 9007199254740991) || Math.floor(spVecDescr) !== spVecDescr) spVecDescr = addressArg('cusparseSpVecSetValues', 'spVecDescr', spVecDescr, true) as typeof spVecDescr;
   const values$ = typeof values === 'number' && values >= 0 && values <= 9007199254740991 && values % 1 === 0 ? values : deviceArg('cusparseSpVecSetValues', 'values', values, true);
   const status = (cusparseSpVecSetValues$c ??= binder.native('cusparseSpVecSetValues'))(spVecDescr, values$);
   if (status !== 0) throw fail('cusparseSpVecSetValues', status);

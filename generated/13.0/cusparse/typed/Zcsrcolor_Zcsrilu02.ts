@@ -32,10 +32,10 @@ function bind$cusparseZcsrcolor(): typeof cusparseZcsrcolor {
   const s$f64 = s.f64, s$slot0 = s.slot(0);
   let native$: NativeFunction | undefined;
   return function cusparseZcsrcolor(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, fractionToColor, ncolors, coloring, reordering, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrcolor', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrcolor', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrcolor', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrcolor', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrcolor', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrcolor', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsrcolor', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrcolor', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrcolor', 'csrSortedColIndA', csrSortedColIndA, true);
@@ -43,7 +43,7 @@ function bind$cusparseZcsrcolor(): typeof cusparseZcsrcolor {
     pointerArg('cusparseZcsrcolor', 'ncolors', ncolors, true);
     pointerArg('cusparseZcsrcolor', 'coloring', coloring, true);
     pointerArg('cusparseZcsrcolor', 'reordering', reordering, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrcolor', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrcolor', 'info', info, true) as typeof info;
     const status = (native$ ??= binder.native('cusparseZcsrcolor'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, fractionToColor$, ncolors, coloring, reordering, info);
     if (status !== 0) throw fail('cusparseZcsrcolor', status);
   };
@@ -79,22 +79,22 @@ function bind$cusparseZcsrgeam2(): typeof cusparseZcsrgeam2 {
   const s$slot0 = s.slot(0), s$slot2 = s.slot(2);
   let native$: NativeFunction | undefined;
   return function cusparseZcsrgeam2(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC, pBuffer) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrgeam2', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrgeam2', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrgeam2', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZcsrgeam2', 'n', 'i32', n_);
     const alpha$ = scalarArg('cusparseZcsrgeam2', 'alpha', 'c128', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrgeam2', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrgeam2', 'descrA', descrA, true) as typeof descrA;
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseZcsrgeam2', 'nnzA', 'i32', nnzA);
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsrgeam2', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrgeam2', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrgeam2', 'csrSortedColIndA', csrSortedColIndA, true);
     const beta$ = scalarArg('cusparseZcsrgeam2', 'beta', 'c128', 'either', beta, s$slot2);
-    if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseZcsrgeam2', 'descrB', descrB, true) as typeof descrB;
+    if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || Math.floor(descrB) !== descrB) descrB = addressArg('cusparseZcsrgeam2', 'descrB', descrB, true) as typeof descrB;
     if (typeof nnzB !== 'number' || (nnzB | 0) !== nnzB) throw intError('cusparseZcsrgeam2', 'nnzB', 'i32', nnzB);
     const csrSortedValB$ = typeof csrSortedValB === 'number' && csrSortedValB >= 0 && csrSortedValB <= 9007199254740991 && csrSortedValB % 1 === 0 ? csrSortedValB : deviceArg('cusparseZcsrgeam2', 'csrSortedValB', csrSortedValB, true);
     const csrSortedRowPtrB$ = typeof csrSortedRowPtrB === 'number' && csrSortedRowPtrB >= 0 && csrSortedRowPtrB <= 9007199254740991 && csrSortedRowPtrB % 1 === 0 ? csrSortedRowPtrB : deviceArg('cusparseZcsrgeam2', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
     const csrSortedColIndB$ = typeof csrSortedColIndB === 'number' && csrSortedColIndB >= 0 && csrSortedColIndB <= 9007199254740991 && csrSortedColIndB % 1 === 0 ? csrSortedColIndB : deviceArg('cusparseZcsrgeam2', 'csrSortedColIndB', csrSortedColIndB, true);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseZcsrgeam2', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseZcsrgeam2', 'descrC', descrC, true) as typeof descrC;
     const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseZcsrgeam2', 'csrSortedValC', csrSortedValC, true);
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseZcsrgeam2', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseZcsrgeam2', 'csrSortedColIndC', csrSortedColIndC, true);
@@ -135,22 +135,22 @@ function bind$cusparseZcsrgeam2_bufferSizeExt(): typeof cusparseZcsrgeam2_buffer
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZcsrgeam2_bufferSizeExt(handle, m, n_, alpha, descrA, nnzA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, beta, descrB, nnzB, csrSortedValB, csrSortedRowPtrB, csrSortedColIndB, descrC, csrSortedValC, csrSortedRowPtrC, csrSortedColIndC) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'm', 'i32', m);
     if (typeof n_ !== 'number' || (n_ | 0) !== n_) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'n', 'i32', n_);
     const alpha$ = scalarArg('cusparseZcsrgeam2_bufferSizeExt', 'alpha', 'c128', 'either', alpha, s$slot0);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     if (typeof nnzA !== 'number' || (nnzA | 0) !== nnzA) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'nnzA', 'i32', nnzA);
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedColIndA', csrSortedColIndA, true);
     const beta$ = scalarArg('cusparseZcsrgeam2_bufferSizeExt', 'beta', 'c128', 'either', beta, s$slot2);
-    if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || descrB % 1 !== 0) descrB = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrB', descrB, true) as typeof descrB;
+    if (typeof descrB !== 'number' || !(descrB >= 0 && descrB <= 9007199254740991) || Math.floor(descrB) !== descrB) descrB = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrB', descrB, true) as typeof descrB;
     if (typeof nnzB !== 'number' || (nnzB | 0) !== nnzB) throw intError('cusparseZcsrgeam2_bufferSizeExt', 'nnzB', 'i32', nnzB);
     const csrSortedValB$ = typeof csrSortedValB === 'number' && csrSortedValB >= 0 && csrSortedValB <= 9007199254740991 && csrSortedValB % 1 === 0 ? csrSortedValB : deviceArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValB', csrSortedValB, true);
     const csrSortedRowPtrB$ = typeof csrSortedRowPtrB === 'number' && csrSortedRowPtrB >= 0 && csrSortedRowPtrB <= 9007199254740991 && csrSortedRowPtrB % 1 === 0 ? csrSortedRowPtrB : deviceArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedRowPtrB', csrSortedRowPtrB, true);
     const csrSortedColIndB$ = typeof csrSortedColIndB === 'number' && csrSortedColIndB >= 0 && csrSortedColIndB <= 9007199254740991 && csrSortedColIndB % 1 === 0 ? csrSortedColIndB : deviceArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedColIndB', csrSortedColIndB, true);
-    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || descrC % 1 !== 0) descrC = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
+    if (typeof descrC !== 'number' || !(descrC >= 0 && descrC <= 9007199254740991) || Math.floor(descrC) !== descrC) descrC = addressArg('cusparseZcsrgeam2_bufferSizeExt', 'descrC', descrC, true) as typeof descrC;
     const csrSortedValC$ = typeof csrSortedValC === 'number' && csrSortedValC >= 0 && csrSortedValC <= 9007199254740991 && csrSortedValC % 1 === 0 ? csrSortedValC : deviceArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedValC', csrSortedValC, true);
     const csrSortedRowPtrC$ = typeof csrSortedRowPtrC === 'number' && csrSortedRowPtrC >= 0 && csrSortedRowPtrC <= 9007199254740991 && csrSortedRowPtrC % 1 === 0 ? csrSortedRowPtrC : deviceArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedRowPtrC', csrSortedRowPtrC, true);
     const csrSortedColIndC$ = typeof csrSortedColIndC === 'number' && csrSortedColIndC >= 0 && csrSortedColIndC <= 9007199254740991 && csrSortedColIndC % 1 === 0 ? csrSortedColIndC : deviceArg('cusparseZcsrgeam2_bufferSizeExt', 'csrSortedColIndC', csrSortedColIndC, true);
@@ -178,14 +178,14 @@ let cusparseZcsric02$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsric02(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA_valM: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsric02', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsric02', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsric02', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsric02', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsric02', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsric02', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA_valM$ = typeof csrSortedValA_valM === 'number' && csrSortedValA_valM >= 0 && csrSortedValA_valM <= 9007199254740991 && csrSortedValA_valM % 1 === 0 ? csrSortedValA_valM : deviceArg('cusparseZcsric02', 'csrSortedValA_valM', csrSortedValA_valM, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsric02', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsric02', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsric02', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsric02', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZcsric02', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZcsric02', 'pBuffer', pBuffer, true);
   const status = (cusparseZcsric02$c ??= binder.native('cusparseZcsric02'))(handle, m, nnz, descrA, csrSortedValA_valM$, csrSortedRowPtrA$, csrSortedColIndA$, info, policy, pBuffer$);
@@ -205,14 +205,14 @@ let cusparseZcsric02_analysis$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsric02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csric02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsric02_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsric02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsric02_analysis', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsric02_analysis', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsric02_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsric02_analysis', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsric02_analysis', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsric02_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsric02_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsric02_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsric02_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZcsric02_analysis', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZcsric02_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseZcsric02_analysis$c ??= binder.native('cusparseZcsric02_analysis'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, policy, pBuffer$);
@@ -239,14 +239,14 @@ function bind$cusparseZcsric02_bufferSize(): typeof cusparseZcsric02_bufferSize 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseZcsric02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsric02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsric02_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsric02_bufferSize', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsric02_bufferSize', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsric02_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsric02_bufferSize', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsric02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsric02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsric02_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsric02_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZcsric02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, s$bytes);
     if (status !== 0) throw fail('cusparseZcsric02_bufferSize', status);
@@ -275,14 +275,14 @@ function bind$cusparseZcsric02_bufferSizeExt(): typeof cusparseZcsric02_bufferSi
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZcsric02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsric02_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsric02_bufferSizeExt', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsric02_bufferSizeExt', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsric02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const csrSortedVal$ = typeof csrSortedVal === 'number' && csrSortedVal >= 0 && csrSortedVal <= 9007199254740991 && csrSortedVal % 1 === 0 ? csrSortedVal : deviceArg('cusparseZcsric02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
     const csrSortedRowPtr$ = typeof csrSortedRowPtr === 'number' && csrSortedRowPtr >= 0 && csrSortedRowPtr <= 9007199254740991 && csrSortedRowPtr % 1 === 0 ? csrSortedRowPtr : deviceArg('cusparseZcsric02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
     const csrSortedColInd$ = typeof csrSortedColInd === 'number' && csrSortedColInd >= 0 && csrSortedColInd <= 9007199254740991 && csrSortedColInd % 1 === 0 ? csrSortedColInd : deviceArg('cusparseZcsric02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsric02_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsric02_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZcsric02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal$, csrSortedRowPtr$, csrSortedColInd$, info, s$bytes);
     if (status !== 0) throw fail('cusparseZcsric02_bufferSizeExt', status);
@@ -307,14 +307,14 @@ let cusparseZcsrilu02$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrilu02(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA_valM: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrilu02', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrilu02', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA_valM$ = typeof csrSortedValA_valM === 'number' && csrSortedValA_valM >= 0 && csrSortedValA_valM <= 9007199254740991 && csrSortedValA_valM % 1 === 0 ? csrSortedValA_valM : deviceArg('cusparseZcsrilu02', 'csrSortedValA_valM', csrSortedValA_valM, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrilu02', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrilu02', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrilu02', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZcsrilu02', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZcsrilu02', 'pBuffer', pBuffer, true);
   const status = (cusparseZcsrilu02$c ??= binder.native('cusparseZcsrilu02'))(handle, m, nnz, descrA, csrSortedValA_valM$, csrSortedRowPtrA$, csrSortedColIndA$, info, policy, pBuffer$);
@@ -334,14 +334,14 @@ let cusparseZcsrilu02_analysis$c: NativeFunction | undefined;
  * @param pBuffer in/out `void *`: device memory, or null.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrilu02_analysis(handle: T.cusparseHandle_t | null, m: number, nnz: number, descrA: T.cusparseMatDescr_t | null, csrSortedValA: T.DeviceMemory | null, csrSortedRowPtrA: T.DeviceMemory | null, csrSortedColIndA: T.DeviceMemory | null, info: T.csrilu02Info_t | null, policy: T.cusparseSolvePolicy_t, pBuffer: T.DeviceMemory | null): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_analysis', 'handle', handle, true) as typeof handle;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrilu02_analysis', 'handle', handle, true) as typeof handle;
   if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02_analysis', 'm', 'i32', m);
   if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_analysis', 'nnz', 'i32', nnz);
-  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_analysis', 'descrA', descrA, true) as typeof descrA;
+  if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrilu02_analysis', 'descrA', descrA, true) as typeof descrA;
   const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsrilu02_analysis', 'csrSortedValA', csrSortedValA, true);
   const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrilu02_analysis', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
   const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrilu02_analysis', 'csrSortedColIndA', csrSortedColIndA, true);
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_analysis', 'info', info, true) as typeof info;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrilu02_analysis', 'info', info, true) as typeof info;
   if (typeof policy !== 'number' || (policy | 0) !== policy) throw intError('cusparseZcsrilu02_analysis', 'policy', 'i32', policy);
   const pBuffer$ = typeof pBuffer === 'number' && pBuffer >= 0 && pBuffer <= 9007199254740991 && pBuffer % 1 === 0 ? pBuffer : deviceArg('cusparseZcsrilu02_analysis', 'pBuffer', pBuffer, true);
   const status = (cusparseZcsrilu02_analysis$c ??= binder.native('cusparseZcsrilu02_analysis'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, policy, pBuffer$);
@@ -368,14 +368,14 @@ function bind$cusparseZcsrilu02_bufferSize(): typeof cusparseZcsrilu02_bufferSiz
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cusparseZcsrilu02_bufferSize(handle, m, nnz, descrA, csrSortedValA, csrSortedRowPtrA, csrSortedColIndA, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrilu02_bufferSize', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02_bufferSize', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_bufferSize', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrilu02_bufferSize', 'descrA', descrA, true) as typeof descrA;
     const csrSortedValA$ = typeof csrSortedValA === 'number' && csrSortedValA >= 0 && csrSortedValA <= 9007199254740991 && csrSortedValA % 1 === 0 ? csrSortedValA : deviceArg('cusparseZcsrilu02_bufferSize', 'csrSortedValA', csrSortedValA, true);
     const csrSortedRowPtrA$ = typeof csrSortedRowPtrA === 'number' && csrSortedRowPtrA >= 0 && csrSortedRowPtrA <= 9007199254740991 && csrSortedRowPtrA % 1 === 0 ? csrSortedRowPtrA : deviceArg('cusparseZcsrilu02_bufferSize', 'csrSortedRowPtrA', csrSortedRowPtrA, true);
     const csrSortedColIndA$ = typeof csrSortedColIndA === 'number' && csrSortedColIndA >= 0 && csrSortedColIndA <= 9007199254740991 && csrSortedColIndA % 1 === 0 ? csrSortedColIndA : deviceArg('cusparseZcsrilu02_bufferSize', 'csrSortedColIndA', csrSortedColIndA, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSize', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrilu02_bufferSize', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZcsrilu02_bufferSize'))(handle, m, nnz, descrA, csrSortedValA$, csrSortedRowPtrA$, csrSortedColIndA$, info, s$bytes);
     if (status !== 0) throw fail('cusparseZcsrilu02_bufferSize', status);
@@ -404,14 +404,14 @@ function bind$cusparseZcsrilu02_bufferSizeExt(): typeof cusparseZcsrilu02_buffer
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cusparseZcsrilu02_bufferSizeExt(handle, m, nnz, descrA, csrSortedVal, csrSortedRowPtr, csrSortedColInd, info) {
-    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
+    if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrilu02_bufferSizeExt', 'handle', handle, true) as typeof handle;
     if (typeof m !== 'number' || (m | 0) !== m) throw intError('cusparseZcsrilu02_bufferSizeExt', 'm', 'i32', m);
     if (typeof nnz !== 'number' || (nnz | 0) !== nnz) throw intError('cusparseZcsrilu02_bufferSizeExt', 'nnz', 'i32', nnz);
-    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || descrA % 1 !== 0) descrA = addressArg('cusparseZcsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
+    if (typeof descrA !== 'number' || !(descrA >= 0 && descrA <= 9007199254740991) || Math.floor(descrA) !== descrA) descrA = addressArg('cusparseZcsrilu02_bufferSizeExt', 'descrA', descrA, true) as typeof descrA;
     const csrSortedVal$ = typeof csrSortedVal === 'number' && csrSortedVal >= 0 && csrSortedVal <= 9007199254740991 && csrSortedVal % 1 === 0 ? csrSortedVal : deviceArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedVal', csrSortedVal, true);
     const csrSortedRowPtr$ = typeof csrSortedRowPtr === 'number' && csrSortedRowPtr >= 0 && csrSortedRowPtr <= 9007199254740991 && csrSortedRowPtr % 1 === 0 ? csrSortedRowPtr : deviceArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedRowPtr', csrSortedRowPtr, true);
     const csrSortedColInd$ = typeof csrSortedColInd === 'number' && csrSortedColInd >= 0 && csrSortedColInd <= 9007199254740991 && csrSortedColInd % 1 === 0 ? csrSortedColInd : deviceArg('cusparseZcsrilu02_bufferSizeExt', 'csrSortedColInd', csrSortedColInd, true);
-    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
+    if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrilu02_bufferSizeExt', 'info', info, true) as typeof info;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cusparseZcsrilu02_bufferSizeExt'))(handle, m, nnz, descrA, csrSortedVal$, csrSortedRowPtr$, csrSortedColInd$, info, s$bytes);
     if (status !== 0) throw fail('cusparseZcsrilu02_bufferSizeExt', status);
@@ -431,8 +431,8 @@ let cusparseZcsrilu02_numericBoost$c: NativeFunction | undefined;
  * @param boost_val in/out `cuDoubleComplex *`: address or host buffer.
  * @deprecated The headers mark it deprecated. */
 export function cusparseZcsrilu02_numericBoost(handle: T.cusparseHandle_t | null, info: T.csrilu02Info_t | null, enable_boost: number, tol: T.Pointer, boost_val: T.Pointer): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) handle = addressArg('cusparseZcsrilu02_numericBoost', 'handle', handle, true) as typeof handle;
-  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || info % 1 !== 0) info = addressArg('cusparseZcsrilu02_numericBoost', 'info', info, true) as typeof info;
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) handle = addressArg('cusparseZcsrilu02_numericBoost', 'handle', handle, true) as typeof handle;
+  if (typeof info !== 'number' || !(info >= 0 && info <= 9007199254740991) || Math.floor(info) !== info) info = addressArg('cusparseZcsrilu02_numericBoost', 'info', info, true) as typeof info;
   if (typeof enable_boost !== 'number' || (enable_boost | 0) !== enable_boost) throw intError('cusparseZcsrilu02_numericBoost', 'enable_boost', 'i32', enable_boost);
   pointerArg('cusparseZcsrilu02_numericBoost', 'tol', tol, true);
   pointerArg('cusparseZcsrilu02_numericBoost', 'boost_val', boost_val, true);

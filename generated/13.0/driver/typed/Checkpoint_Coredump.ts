@@ -113,7 +113,7 @@ function bind$cuCoredumpGetAttribute(): typeof cuCoredumpGetAttribute {
   return function cuCoredumpGetAttribute(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttribute', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpGetAttribute', 'value', value, false);
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpGetAttribute', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuCoredumpGetAttribute', 'size', size, false);
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpGetAttribute'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpGetAttribute', status);
@@ -143,7 +143,7 @@ function bind$cuCoredumpGetAttributeGlobal(): typeof cuCoredumpGetAttributeGloba
   return function cuCoredumpGetAttributeGlobal(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpGetAttributeGlobal', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpGetAttributeGlobal', 'value', value, false);
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpGetAttributeGlobal', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuCoredumpGetAttributeGlobal', 'size', size, false);
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpGetAttributeGlobal'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpGetAttributeGlobal', status);
@@ -173,7 +173,7 @@ function bind$cuCoredumpSetAttribute(): typeof cuCoredumpSetAttribute {
   return function cuCoredumpSetAttribute(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttribute', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpSetAttribute', 'value', value, true);
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpSetAttribute', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuCoredumpSetAttribute', 'size', size, false);
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpSetAttribute'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpSetAttribute', status);
@@ -203,7 +203,7 @@ function bind$cuCoredumpSetAttributeGlobal(): typeof cuCoredumpSetAttributeGloba
   return function cuCoredumpSetAttributeGlobal(attrib, value, size) {
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuCoredumpSetAttributeGlobal', 'attrib', 'i32', attrib);
     pointerArg('cuCoredumpSetAttributeGlobal', 'value', value, true);
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuCoredumpSetAttributeGlobal', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuCoredumpSetAttributeGlobal', 'size', size, false);
     s$u64[0] = BigInt(size as number | bigint);
     const status = (native$ ??= binder.native('cuCoredumpSetAttributeGlobal'))(attrib, value, s$bytes);
     if (status !== 0) throw fail('cuCoredumpSetAttributeGlobal', status);

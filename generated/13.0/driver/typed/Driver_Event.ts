@@ -59,7 +59,7 @@ let cuEventDestroy$c: NativeFunction | undefined;
  * @param hEvent in `CUevent`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventDestroy(hEvent: T.CUevent | null): void {
-  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventDestroy', 'hEvent', hEvent, true) as typeof hEvent;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuEventDestroy', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuEventDestroy$c ??= binder.native('cuEventDestroy'))(hEvent);
   if (status !== 0) throw fail('cuEventDestroy', status);
 }
@@ -80,8 +80,8 @@ function bind$cuEventElapsedTime(): typeof cuEventElapsedTime {
   let native$: NativeFunction | undefined;
   return function cuEventElapsedTime(hStart, hEnd) {
     s$f64[0] = 0;
-    if (typeof hStart !== 'number' || !(hStart >= 0 && hStart <= 9007199254740991) || hStart % 1 !== 0) hStart = addressArg('cuEventElapsedTime', 'hStart', hStart, true) as typeof hStart;
-    if (typeof hEnd !== 'number' || !(hEnd >= 0 && hEnd <= 9007199254740991) || hEnd % 1 !== 0) hEnd = addressArg('cuEventElapsedTime', 'hEnd', hEnd, true) as typeof hEnd;
+    if (typeof hStart !== 'number' || !(hStart >= 0 && hStart <= 9007199254740991) || Math.floor(hStart) !== hStart) hStart = addressArg('cuEventElapsedTime', 'hStart', hStart, true) as typeof hStart;
+    if (typeof hEnd !== 'number' || !(hEnd >= 0 && hEnd <= 9007199254740991) || Math.floor(hEnd) !== hEnd) hEnd = addressArg('cuEventElapsedTime', 'hEnd', hEnd, true) as typeof hEnd;
     const status = (native$ ??= binder.native('cuEventElapsedTime'))(s$bytes, hStart, hEnd);
     if (status !== 0) throw fail('cuEventElapsedTime', status);
     return s$f32[0];
@@ -93,7 +93,7 @@ let cuEventQuery$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html).
  * @see {@link cuda-ts/objects!Event#query | Event.query} (objects layer) */
 export function cuEventQuery(hEvent: T.CUevent | null): T.CUresult {
-  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventQuery', 'hEvent', hEvent, true) as typeof hEvent;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuEventQuery', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuEventQuery$c ??= binder.native('cuEventQuery'))(hEvent);
   if (status !== 0 && status !== 600) throw fail('cuEventQuery', status);
   return status;
@@ -105,8 +105,8 @@ let cuEventRecord$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html).
  * @see {@link cuda-ts/objects!Event#record | Event.record} (objects layer) */
 export function cuEventRecord(hEvent: T.CUevent | null, hStream: T.CUstream | null): void {
-  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventRecord', 'hEvent', hEvent, true) as typeof hEvent;
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuEventRecord', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuEventRecord', 'hEvent', hEvent, true) as typeof hEvent;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuEventRecord', 'hStream', hStream, true) as typeof hStream;
   const status = (cuEventRecord$c ??= binder.native('cuEventRecord'))(hEvent, hStream);
   if (status !== 0) throw fail('cuEventRecord', status);
 }
@@ -117,8 +117,8 @@ let cuEventRecordWithFlags$c: NativeFunction | undefined;
  * @param flags in `unsigned int`.
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_EVENT`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html). */
 export function cuEventRecordWithFlags(hEvent: T.CUevent | null, hStream: T.CUstream | null, flags: number): void {
-  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventRecordWithFlags', 'hEvent', hEvent, true) as typeof hEvent;
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuEventRecordWithFlags', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuEventRecordWithFlags', 'hEvent', hEvent, true) as typeof hEvent;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuEventRecordWithFlags', 'hStream', hStream, true) as typeof hStream;
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuEventRecordWithFlags', 'flags', 'u32', flags);
   const status = (cuEventRecordWithFlags$c ??= binder.native('cuEventRecordWithFlags'))(hEvent, hStream, flags);
   if (status !== 0) throw fail('cuEventRecordWithFlags', status);
@@ -130,7 +130,7 @@ let cuEventSynchronize$c: NativeFunction | undefined;
  * @see {@link cuda-ts/objects!Event#synchronize | Event.synchronize} (objects layer) */
 export function cuEventSynchronize(hEvent: T.CUevent | null): void {
   assertMayBlock('cuEventSynchronize');
-  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuEventSynchronize', 'hEvent', hEvent, true) as typeof hEvent;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuEventSynchronize', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuEventSynchronize$c ??= binder.native('cuEventSynchronize'))(hEvent);
   if (status !== 0) throw fail('cuEventSynchronize', status);
 }

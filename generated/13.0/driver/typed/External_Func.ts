@@ -25,7 +25,7 @@ function bind$cuExternalMemoryGetMappedBuffer(): typeof cuExternalMemoryGetMappe
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuExternalMemoryGetMappedBuffer(extMem, bufferDesc) {
     s$f64[0] = 0;
-    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
+    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || Math.floor(extMem) !== extMem) extMem = addressArg('cuExternalMemoryGetMappedBuffer', 'extMem', extMem, true) as typeof extMem;
     const bufferDesc$ = recordArg('cuExternalMemoryGetMappedBuffer', 'bufferDesc', records.CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st(), bufferDesc, false);
     const status = (native$ ??= binder.native('cuExternalMemoryGetMappedBuffer'))(s$bytes, extMem, bufferDesc$);
     if (status !== 0) throw fail('cuExternalMemoryGetMappedBuffer', status);
@@ -53,7 +53,7 @@ function bind$cuExternalMemoryGetMappedMipmappedArray(): typeof cuExternalMemory
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuExternalMemoryGetMappedMipmappedArray(extMem, mipmapDesc) {
     s$f64[0] = 0;
-    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cuExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
+    if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || Math.floor(extMem) !== extMem) extMem = addressArg('cuExternalMemoryGetMappedMipmappedArray', 'extMem', extMem, true) as typeof extMem;
     const mipmapDesc$ = recordArg('cuExternalMemoryGetMappedMipmappedArray', 'mipmapDesc', records.CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC_st(), mipmapDesc, false);
     const status = (native$ ??= binder.native('cuExternalMemoryGetMappedMipmappedArray'))(s$bytes, extMem, mipmapDesc$);
     if (status !== 0) throw fail('cuExternalMemoryGetMappedMipmappedArray', status);
@@ -93,7 +93,7 @@ function bind$cuFuncGetAttribute(): typeof cuFuncGetAttribute {
   return function cuFuncGetAttribute(attrib, hfunc) {
     s$f64[0] = 0;
     if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuFuncGetAttribute', 'attrib', 'i32', attrib);
-    if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
+    if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuFuncGetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
     const status = (native$ ??= binder.native('cuFuncGetAttribute'))(s$bytes, attrib, hfunc);
     if (status !== 0) throw fail('cuFuncGetAttribute', status);
     return s$i32[0];
@@ -115,7 +115,7 @@ function bind$cuFuncGetModule(): typeof cuFuncGetModule {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuFuncGetModule(hfunc) {
     s$f64[0] = 0;
-    if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetModule', 'hfunc', hfunc, true) as typeof hfunc;
+    if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuFuncGetModule', 'hfunc', hfunc, true) as typeof hfunc;
     const status = (native$ ??= binder.native('cuFuncGetModule'))(s$bytes, hfunc);
     if (status !== 0) throw fail('cuFuncGetModule', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -140,7 +140,7 @@ function bind$cuFuncGetName(): typeof cuFuncGetName {
   let native$: NativeFunction | undefined;
   return function cuFuncGetName(hfunc) {
     s$f64[0] = 0;
-    if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncGetName', 'hfunc', hfunc, true) as typeof hfunc;
+    if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuFuncGetName', 'hfunc', hfunc, true) as typeof hfunc;
     const status = (native$ ??= binder.native('cuFuncGetName'))(s$bytes, hfunc);
     if (status !== 0) throw fail('cuFuncGetName', status);
     return readCString(s.address(0));
@@ -161,8 +161,8 @@ function bind$cuFuncGetParamInfo(): typeof cuFuncGetParamInfo {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuFuncGetParamInfo(func, paramIndex) {
-    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || func % 1 !== 0) func = addressArg('cuFuncGetParamInfo', 'func', func, true) as typeof func;
-    if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || paramIndex % 1 !== 0) int64Arg('cuFuncGetParamInfo', 'paramIndex', paramIndex, false);
+    if (typeof func !== 'number' || !(func >= 0 && func <= 9007199254740991) || Math.floor(func) !== func) func = addressArg('cuFuncGetParamInfo', 'func', func, true) as typeof func;
+    if (typeof paramIndex !== 'number' || !(paramIndex >= 0 && paramIndex <= 9007199254740991) || Math.floor(paramIndex) !== paramIndex) int64Arg('cuFuncGetParamInfo', 'paramIndex', paramIndex, false);
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cuFuncGetParamInfo'))(func, paramIndex, s$slot0, s$slot1);
@@ -185,7 +185,7 @@ function bind$cuFuncIsLoaded(): typeof cuFuncIsLoaded {
   let native$: NativeFunction | undefined;
   return function cuFuncIsLoaded(function_) {
     s$f64[0] = 0;
-    if (typeof function_ !== 'number' || !(function_ >= 0 && function_ <= 9007199254740991) || function_ % 1 !== 0) function_ = addressArg('cuFuncIsLoaded', 'function', function_, true) as typeof function_;
+    if (typeof function_ !== 'number' || !(function_ >= 0 && function_ <= 9007199254740991) || Math.floor(function_) !== function_) function_ = addressArg('cuFuncIsLoaded', 'function', function_, true) as typeof function_;
     const status = (native$ ??= binder.native('cuFuncIsLoaded'))(s$bytes, function_);
     if (status !== 0) throw fail('cuFuncIsLoaded', status);
     return s$i32[0] as T.CUfunctionLoadingState;
@@ -196,7 +196,7 @@ let cuFuncLoad$c: NativeFunction | undefined;
  * @param function_ in `CUfunction`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncLoad(function_: T.CUfunction | null): void {
-  if (typeof function_ !== 'number' || !(function_ >= 0 && function_ <= 9007199254740991) || function_ % 1 !== 0) function_ = addressArg('cuFuncLoad', 'function', function_, true) as typeof function_;
+  if (typeof function_ !== 'number' || !(function_ >= 0 && function_ <= 9007199254740991) || Math.floor(function_) !== function_) function_ = addressArg('cuFuncLoad', 'function', function_, true) as typeof function_;
   const status = (cuFuncLoad$c ??= binder.native('cuFuncLoad'))(function_);
   if (status !== 0) throw fail('cuFuncLoad', status);
 }
@@ -208,7 +208,7 @@ let cuFuncSetAttribute$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 9.0. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html).
  * @see {@link cuda-ts/objects!Kernel#setAttribute | Kernel.setAttribute} (objects layer) */
 export function cuFuncSetAttribute(hfunc: T.CUfunction | null, attrib: T.CUfunction_attribute, value: number): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuFuncSetAttribute', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof attrib !== 'number' || (attrib | 0) !== attrib) throw intError('cuFuncSetAttribute', 'attrib', 'i32', attrib);
   if (typeof value !== 'number' || (value | 0) !== value) throw intError('cuFuncSetAttribute', 'value', 'i32', value);
   const status = (cuFuncSetAttribute$c ??= binder.native('cuFuncSetAttribute'))(hfunc, attrib, value);
@@ -223,7 +223,7 @@ let cuFuncSetBlockShape$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuFuncSetBlockShape(hfunc: T.CUfunction | null, x: number, y: number, z: number): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetBlockShape', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuFuncSetBlockShape', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuFuncSetBlockShape', 'x', 'i32', x);
   if (typeof y !== 'number' || (y | 0) !== y) throw intError('cuFuncSetBlockShape', 'y', 'i32', y);
   if (typeof z !== 'number' || (z | 0) !== z) throw intError('cuFuncSetBlockShape', 'z', 'i32', z);
@@ -236,7 +236,7 @@ let cuFuncSetCacheConfig$c: NativeFunction | undefined;
  * @param config in `CUfunc_cache`.
  * @remarks ABI of CUDA 3.0. [NVIDIA group `CUDA_EXEC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html). */
 export function cuFuncSetCacheConfig(hfunc: T.CUfunction | null, config: T.CUfunc_cache): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetCacheConfig', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuFuncSetCacheConfig', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuFuncSetCacheConfig', 'config', 'i32', config);
   const status = (cuFuncSetCacheConfig$c ??= binder.native('cuFuncSetCacheConfig'))(hfunc, config);
   if (status !== 0) throw fail('cuFuncSetCacheConfig', status);
@@ -248,7 +248,7 @@ let cuFuncSetSharedMemConfig$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.2. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuFuncSetSharedMemConfig(hfunc: T.CUfunction | null, config: T.CUsharedconfig): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetSharedMemConfig', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuFuncSetSharedMemConfig', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof config !== 'number' || (config | 0) !== config) throw intError('cuFuncSetSharedMemConfig', 'config', 'i32', config);
   const status = (cuFuncSetSharedMemConfig$c ??= binder.native('cuFuncSetSharedMemConfig'))(hfunc, config);
   if (status !== 0) throw fail('cuFuncSetSharedMemConfig', status);
@@ -260,7 +260,7 @@ let cuFuncSetSharedSize$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuFuncSetSharedSize(hfunc: T.CUfunction | null, bytes: number): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuFuncSetSharedSize', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuFuncSetSharedSize', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof bytes !== 'number' || (bytes >>> 0) !== bytes) throw intError('cuFuncSetSharedSize', 'bytes', 'u32', bytes);
   const status = (cuFuncSetSharedSize$c ??= binder.native('cuFuncSetSharedSize'))(hfunc, bytes);
   if (status !== 0) throw fail('cuFuncSetSharedSize', status);

@@ -23,7 +23,7 @@ function bind$cuGraphEventRecordNodeGetEvent(): typeof cuGraphEventRecordNodeGet
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphEventRecordNodeGetEvent(hNode) {
-    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventRecordNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphEventRecordNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuGraphEventRecordNodeGetEvent'))(hNode, s$bytes);
     if (status !== 0) throw fail('cuGraphEventRecordNodeGetEvent', status);
@@ -40,8 +40,8 @@ let cuGraphEventRecordNodeSetEvent$c: NativeFunction | undefined;
  * @param event in `CUevent`.
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventRecordNodeSetEvent(hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphEventRecordNodeSetEvent', 'event', event, true) as typeof event;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cuGraphEventRecordNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cuGraphEventRecordNodeSetEvent$c ??= binder.native('cuGraphEventRecordNodeSetEvent'))(hNode, event);
   if (status !== 0) throw fail('cuGraphEventRecordNodeSetEvent', status);
 }
@@ -60,7 +60,7 @@ function bind$cuGraphEventWaitNodeGetEvent(): typeof cuGraphEventWaitNodeGetEven
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphEventWaitNodeGetEvent(hNode) {
-    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventWaitNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphEventWaitNodeGetEvent', 'hNode', hNode, true) as typeof hNode;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuGraphEventWaitNodeGetEvent'))(hNode, s$bytes);
     if (status !== 0) throw fail('cuGraphEventWaitNodeGetEvent', status);
@@ -77,8 +77,8 @@ let cuGraphEventWaitNodeSetEvent$c: NativeFunction | undefined;
  * @param event in `CUevent`.
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphEventWaitNodeSetEvent(hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphEventWaitNodeSetEvent', 'event', event, true) as typeof event;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cuGraphEventWaitNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cuGraphEventWaitNodeSetEvent$c ??= binder.native('cuGraphEventWaitNodeSetEvent'))(hNode, event);
   if (status !== 0) throw fail('cuGraphEventWaitNodeSetEvent', status);
 }
@@ -89,8 +89,8 @@ let cuGraphExecBatchMemOpNodeSetParams$c: NativeFunction | undefined;
  * @param nodeParams in `const CUDA_BATCH_MEM_OP_NODE_PARAMS *`: a `CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` object or its bytes.
  * @remarks ABI of CUDA 11.7, driver ≥ 515. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecBatchMemOpNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st | Uint8Array): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecBatchMemOpNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecBatchMemOpNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecBatchMemOpNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecBatchMemOpNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphExecBatchMemOpNodeSetParams', 'nodeParams', records.CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st(), nodeParams, false);
   const status = (cuGraphExecBatchMemOpNodeSetParams$c ??= binder.native('cuGraphExecBatchMemOpNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExecBatchMemOpNodeSetParams', status);
@@ -102,9 +102,9 @@ let cuGraphExecChildGraphNodeSetParams$c: NativeFunction | undefined;
  * @param childGraph in `CUgraph`.
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecChildGraphNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, childGraph: T.CUgraph | null): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecChildGraphNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecChildGraphNodeSetParams', 'hNode', hNode, true) as typeof hNode;
-  if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || childGraph % 1 !== 0) childGraph = addressArg('cuGraphExecChildGraphNodeSetParams', 'childGraph', childGraph, true) as typeof childGraph;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecChildGraphNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecChildGraphNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof childGraph !== 'number' || !(childGraph >= 0 && childGraph <= 9007199254740991) || Math.floor(childGraph) !== childGraph) childGraph = addressArg('cuGraphExecChildGraphNodeSetParams', 'childGraph', childGraph, true) as typeof childGraph;
   const status = (cuGraphExecChildGraphNodeSetParams$c ??= binder.native('cuGraphExecChildGraphNodeSetParams'))(hGraphExec, hNode, childGraph);
   if (status !== 0) throw fail('cuGraphExecChildGraphNodeSetParams', status);
 }
@@ -113,7 +113,7 @@ let cuGraphExecDestroy$c: NativeFunction | undefined;
  * @param hGraphExec in `CUgraphExec`.
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecDestroy(hGraphExec: T.CUgraphExec | null): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecDestroy', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecDestroy', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
   const status = (cuGraphExecDestroy$c ??= binder.native('cuGraphExecDestroy'))(hGraphExec);
   if (status !== 0) throw fail('cuGraphExecDestroy', status);
 }
@@ -124,9 +124,9 @@ let cuGraphExecEventRecordNodeSetEvent$c: NativeFunction | undefined;
  * @param event in `CUevent`.
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecEventRecordNodeSetEvent(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecEventRecordNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphExecEventRecordNodeSetEvent', 'event', event, true) as typeof event;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecEventRecordNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecEventRecordNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cuGraphExecEventRecordNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cuGraphExecEventRecordNodeSetEvent$c ??= binder.native('cuGraphExecEventRecordNodeSetEvent'))(hGraphExec, hNode, event);
   if (status !== 0) throw fail('cuGraphExecEventRecordNodeSetEvent', status);
 }
@@ -137,9 +137,9 @@ let cuGraphExecEventWaitNodeSetEvent$c: NativeFunction | undefined;
  * @param event in `CUevent`.
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecEventWaitNodeSetEvent(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, event: T.CUevent | null): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecEventWaitNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
-  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || event % 1 !== 0) event = addressArg('cuGraphExecEventWaitNodeSetEvent', 'event', event, true) as typeof event;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecEventWaitNodeSetEvent', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecEventWaitNodeSetEvent', 'hNode', hNode, true) as typeof hNode;
+  if (typeof event !== 'number' || !(event >= 0 && event <= 9007199254740991) || Math.floor(event) !== event) event = addressArg('cuGraphExecEventWaitNodeSetEvent', 'event', event, true) as typeof event;
   const status = (cuGraphExecEventWaitNodeSetEvent$c ??= binder.native('cuGraphExecEventWaitNodeSetEvent'))(hGraphExec, hNode, event);
   if (status !== 0) throw fail('cuGraphExecEventWaitNodeSetEvent', status);
 }
@@ -150,8 +150,8 @@ let cuGraphExecExternalSemaphoresSignalNodeSetParams$c: NativeFunction | undefin
  * @param nodeParams in `const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *`: a `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st` object or its bytes.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st | Uint8Array): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphExecExternalSemaphoresSignalNodeSetParams', 'nodeParams', records.CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st(), nodeParams, false);
   const status = (cuGraphExecExternalSemaphoresSignalNodeSetParams$c ??= binder.native('cuGraphExecExternalSemaphoresSignalNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExecExternalSemaphoresSignalNodeSetParams', status);
@@ -163,8 +163,8 @@ let cuGraphExecExternalSemaphoresWaitNodeSetParams$c: NativeFunction | undefined
  * @param nodeParams in `const CUDA_EXT_SEM_WAIT_NODE_PARAMS *`: a `CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` object or its bytes.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st | Uint8Array): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphExecExternalSemaphoresWaitNodeSetParams', 'nodeParams', records.CUDA_EXT_SEM_WAIT_NODE_PARAMS_st(), nodeParams, false);
   const status = (cuGraphExecExternalSemaphoresWaitNodeSetParams$c ??= binder.native('cuGraphExecExternalSemaphoresWaitNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExecExternalSemaphoresWaitNodeSetParams', status);
@@ -183,7 +183,7 @@ function bind$cuGraphExecGetFlags(): typeof cuGraphExecGetFlags {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function cuGraphExecGetFlags(hGraphExec) {
-    if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecGetFlags', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+    if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecGetFlags', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuGraphExecGetFlags'))(hGraphExec, s$bytes);
     if (status !== 0) throw fail('cuGraphExecGetFlags', status);
@@ -197,8 +197,8 @@ let cuGraphExecHostNodeSetParams$c: NativeFunction | undefined;
  * @param nodeParams in `const CUDA_HOST_NODE_PARAMS *`: a `CUDA_HOST_NODE_PARAMS_st` object or its bytes.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecHostNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_HOST_NODE_PARAMS_st | Uint8Array): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecHostNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecHostNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecHostNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecHostNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphExecHostNodeSetParams', 'nodeParams', records.CUDA_HOST_NODE_PARAMS_st(), nodeParams, false);
   const status = (cuGraphExecHostNodeSetParams$c ??= binder.native('cuGraphExecHostNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExecHostNodeSetParams', status);
@@ -210,8 +210,8 @@ let cuGraphExecKernelNodeSetParams$c: NativeFunction | undefined;
  * @param nodeParams in `const CUDA_KERNEL_NODE_PARAMS *`: a `CUDA_KERNEL_NODE_PARAMS_v2_st` object or its bytes.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecKernelNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecKernelNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecKernelNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecKernelNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecKernelNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphExecKernelNodeSetParams', 'nodeParams', records.CUDA_KERNEL_NODE_PARAMS_v2_st(), nodeParams, false);
   const status = (cuGraphExecKernelNodeSetParams$c ??= binder.native('cuGraphExecKernelNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExecKernelNodeSetParams', status);
@@ -224,10 +224,10 @@ let cuGraphExecMemcpyNodeSetParams$c: NativeFunction | undefined;
  * @param ctx in `CUcontext`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecMemcpyNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, copyParams: T.CUDA_MEMCPY3D_st | Uint8Array, ctx: T.CUcontext | null): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecMemcpyNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecMemcpyNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecMemcpyNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecMemcpyNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const copyParams$ = recordArg('cuGraphExecMemcpyNodeSetParams', 'copyParams', records.CUDA_MEMCPY3D_st(), copyParams, false);
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphExecMemcpyNodeSetParams', 'ctx', ctx, true) as typeof ctx;
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuGraphExecMemcpyNodeSetParams', 'ctx', ctx, true) as typeof ctx;
   const status = (cuGraphExecMemcpyNodeSetParams$c ??= binder.native('cuGraphExecMemcpyNodeSetParams'))(hGraphExec, hNode, copyParams$, ctx);
   if (status !== 0) throw fail('cuGraphExecMemcpyNodeSetParams', status);
 }
@@ -239,10 +239,10 @@ let cuGraphExecMemsetNodeSetParams$c: NativeFunction | undefined;
  * @param ctx in `CUcontext`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecMemsetNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, memsetParams: T.CUDA_MEMSET_NODE_PARAMS_st | Uint8Array, ctx: T.CUcontext | null): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecMemsetNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecMemsetNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecMemsetNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecMemsetNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const memsetParams$ = recordArg('cuGraphExecMemsetNodeSetParams', 'memsetParams', records.CUDA_MEMSET_NODE_PARAMS_st(), memsetParams, false);
-  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || ctx % 1 !== 0) ctx = addressArg('cuGraphExecMemsetNodeSetParams', 'ctx', ctx, true) as typeof ctx;
+  if (typeof ctx !== 'number' || !(ctx >= 0 && ctx <= 9007199254740991) || Math.floor(ctx) !== ctx) ctx = addressArg('cuGraphExecMemsetNodeSetParams', 'ctx', ctx, true) as typeof ctx;
   const status = (cuGraphExecMemsetNodeSetParams$c ??= binder.native('cuGraphExecMemsetNodeSetParams'))(hGraphExec, hNode, memsetParams$, ctx);
   if (status !== 0) throw fail('cuGraphExecMemsetNodeSetParams', status);
 }
@@ -253,8 +253,8 @@ let cuGraphExecNodeSetParams$c: NativeFunction | undefined;
  * @param nodeParams in `CUgraphNodeParams *`: a `CUgraphNodeParams_st` object or its bytes.
  * @remarks ABI of CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphExecNodeSetParams(hGraphExec: T.CUgraphExec | null, hNode: T.CUgraphNode | null, nodeParams: T.CUgraphNodeParams_st | Uint8Array): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphExecNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecNodeSetParams', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphExecNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphExecNodeSetParams', 'nodeParams', records.CUgraphNodeParams_st(), nodeParams, false);
   const status = (cuGraphExecNodeSetParams$c ??= binder.native('cuGraphExecNodeSetParams'))(hGraphExec, hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphExecNodeSetParams', status);
@@ -267,8 +267,8 @@ let cuGraphExecUpdate$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!GraphExec#update | GraphExec.update} (objects layer) */
 export function cuGraphExecUpdate(hGraphExec: T.CUgraphExec | null, hGraph: T.CUgraph | null): T.CUgraphExecUpdateResultInfo_st {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphExecUpdate', 'hGraph', hGraph, true) as typeof hGraph;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphExecUpdate', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphExecUpdate', 'hGraph', hGraph, true) as typeof hGraph;
   const resultInfo$ = new Uint8Array(24);
   const status = (cuGraphExecUpdate$c ??= binder.native('cuGraphExecUpdate'))(hGraphExec, hGraph, resultInfo$);
   if (status !== 0) throw fail('cuGraphExecUpdate', status);

@@ -26,8 +26,8 @@ function bind$cuGraphInstantiateWithFlags(): typeof cuGraphInstantiateWithFlags 
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGraphInstantiateWithFlags(hGraph, flags) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiateWithFlags', 'hGraph', hGraph, true) as typeof hGraph;
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuGraphInstantiateWithFlags', 'flags', flags, false);
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphInstantiateWithFlags', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuGraphInstantiateWithFlags', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuGraphInstantiateWithFlags'))(s$bytes, hGraph, flags);
     if (status !== 0) throw fail('cuGraphInstantiateWithFlags', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -53,7 +53,7 @@ function bind$cuGraphInstantiateWithParams(): typeof cuGraphInstantiateWithParam
   let native$: NativeFunction | undefined;
   return function cuGraphInstantiateWithParams(hGraph, instantiateParams) {
     s$f64[0] = 0;
-    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || hGraph % 1 !== 0) hGraph = addressArg('cuGraphInstantiateWithParams', 'hGraph', hGraph, true) as typeof hGraph;
+    if (typeof hGraph !== 'number' || !(hGraph >= 0 && hGraph <= 9007199254740991) || Math.floor(hGraph) !== hGraph) hGraph = addressArg('cuGraphInstantiateWithParams', 'hGraph', hGraph, true) as typeof hGraph;
     const instantiateParams$ = new Uint8Array(records.CUDA_GRAPH_INSTANTIATE_PARAMS_st().size);
     if (instantiateParams != null) instantiateParams$.set(new Uint8Array(recordArg('cuGraphInstantiateWithParams', 'instantiateParams', records.CUDA_GRAPH_INSTANTIATE_PARAMS_st(), instantiateParams, false) as Uint8Array).subarray(0, instantiateParams$.length));
     const status = (native$ ??= binder.native('cuGraphInstantiateWithParams'))(s$bytes, hGraph, instantiateParams$);
@@ -67,8 +67,8 @@ let cuGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
  * @param src in `CUgraphNode`.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeCopyAttributes(dst: T.CUgraphNode | null, src: T.CUgraphNode | null): void {
-  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cuGraphKernelNodeCopyAttributes', 'dst', dst, true) as typeof dst;
-  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cuGraphKernelNodeCopyAttributes', 'src', src, true) as typeof src;
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cuGraphKernelNodeCopyAttributes', 'dst', dst, true) as typeof dst;
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cuGraphKernelNodeCopyAttributes', 'src', src, true) as typeof src;
   const status = (cuGraphKernelNodeCopyAttributes$c ??= binder.native('cuGraphKernelNodeCopyAttributes'))(dst, src);
   if (status !== 0) throw fail('cuGraphKernelNodeCopyAttributes', status);
 }
@@ -79,7 +79,7 @@ let cuGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `value_out`: out `CUlaunchAttributeValue_union`.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID): T.CUlaunchAttributeValue_union {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuGraphKernelNodeGetAttribute', 'attr', 'i32', attr);
   const value_out$ = new Uint8Array(64);
   const status = (cuGraphKernelNodeGetAttribute$c ??= binder.native('cuGraphKernelNodeGetAttribute'))(hNode, attr, value_out$);
@@ -92,7 +92,7 @@ let cuGraphKernelNodeGetParams$c: NativeFunction | undefined;
  * @returns the value of `nodeParams`: out `CUDA_KERNEL_NODE_PARAMS_v2_st`.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeGetParams(hNode: T.CUgraphNode | null): T.CUDA_KERNEL_NODE_PARAMS_v2_st {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeGetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphKernelNodeGetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = new Uint8Array(72);
   const status = (cuGraphKernelNodeGetParams$c ??= binder.native('cuGraphKernelNodeGetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphKernelNodeGetParams', status);
@@ -105,7 +105,7 @@ let cuGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
  * @param value in `const CUkernelNodeAttrValue *`: a `CUlaunchAttributeValue_union` object or its bytes.
  * @remarks ABI of CUDA 11.0, driver ≥ 450. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetAttribute(hNode: T.CUgraphNode | null, attr: T.CUkernelNodeAttrID, value: T.CUlaunchAttributeValue_union | Uint8Array): void {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuGraphKernelNodeSetAttribute', 'attr', 'i32', attr);
   const value$ = recordArg('cuGraphKernelNodeSetAttribute', 'value', records.CUlaunchAttributeValue_union(), value, false);
   const status = (cuGraphKernelNodeSetAttribute$c ??= binder.native('cuGraphKernelNodeSetAttribute'))(hNode, attr, value$);
@@ -117,7 +117,7 @@ let cuGraphKernelNodeSetParams$c: NativeFunction | undefined;
  * @param nodeParams in `const CUDA_KERNEL_NODE_PARAMS *`: a `CUDA_KERNEL_NODE_PARAMS_v2_st` object or its bytes.
  * @remarks ABI of CUDA 12.0, driver ≥ 525. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html). */
 export function cuGraphKernelNodeSetParams(hNode: T.CUgraphNode | null, nodeParams: T.CUDA_KERNEL_NODE_PARAMS_v2_st | Uint8Array): void {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cuGraphKernelNodeSetParams', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cuGraphKernelNodeSetParams', 'hNode', hNode, true) as typeof hNode;
   const nodeParams$ = recordArg('cuGraphKernelNodeSetParams', 'nodeParams', records.CUDA_KERNEL_NODE_PARAMS_v2_st(), nodeParams, false);
   const status = (cuGraphKernelNodeSetParams$c ??= binder.native('cuGraphKernelNodeSetParams'))(hNode, nodeParams$);
   if (status !== 0) throw fail('cuGraphKernelNodeSetParams', status);
@@ -129,8 +129,8 @@ let cuGraphLaunch$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.0. [NVIDIA group `CUDA_GRAPH`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html).
  * @see {@link cuda-ts/objects!GraphExec#launch | GraphExec.launch} (objects layer) */
 export function cuGraphLaunch(hGraphExec: T.CUgraphExec | null, hStream: T.CUstream | null): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cuGraphLaunch', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuGraphLaunch', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cuGraphLaunch', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuGraphLaunch', 'hStream', hStream, true) as typeof hStream;
   const status = (cuGraphLaunch$c ??= binder.native('cuGraphLaunch'))(hGraphExec, hStream);
   if (status !== 0) throw fail('cuGraphLaunch', status);
 }

@@ -27,7 +27,7 @@ function bind$cuGreenCtxCreate(): typeof cuGreenCtxCreate {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGreenCtxCreate(desc, dev, flags) {
     s$f64[0] = 0;
-    if (typeof desc !== 'number' || !(desc >= 0 && desc <= 9007199254740991) || desc % 1 !== 0) desc = addressArg('cuGreenCtxCreate', 'desc', desc, true) as typeof desc;
+    if (typeof desc !== 'number' || !(desc >= 0 && desc <= 9007199254740991) || Math.floor(desc) !== desc) desc = addressArg('cuGreenCtxCreate', 'desc', desc, true) as typeof desc;
     if (typeof dev !== 'number' || (dev | 0) !== dev) throw intError('cuGreenCtxCreate', 'dev', 'i32', dev);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGreenCtxCreate', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuGreenCtxCreate'))(s$bytes, desc, dev, flags);
@@ -44,7 +44,7 @@ let cuGreenCtxDestroy$c: NativeFunction | undefined;
  * @param hCtx in `CUgreenCtx`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxDestroy(hCtx: T.CUgreenCtx | null): void {
-  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuGreenCtxDestroy', 'hCtx', hCtx, true) as typeof hCtx;
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuGreenCtxDestroy', 'hCtx', hCtx, true) as typeof hCtx;
   const status = (cuGreenCtxDestroy$c ??= binder.native('cuGreenCtxDestroy'))(hCtx);
   if (status !== 0) throw fail('cuGreenCtxDestroy', status);
 }
@@ -55,7 +55,7 @@ let cuGreenCtxGetDevResource$c: NativeFunction | undefined;
  * @returns the value of `resource`: out `CUdevResource_st`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxGetDevResource(hCtx: T.CUgreenCtx | null, type: T.CUdevResourceType): T.CUdevResource_st {
-  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuGreenCtxGetDevResource', 'hCtx', hCtx, true) as typeof hCtx;
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuGreenCtxGetDevResource', 'hCtx', hCtx, true) as typeof hCtx;
   const resource$ = new Uint8Array(144);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuGreenCtxGetDevResource', 'type', 'i32', type);
   const status = (cuGreenCtxGetDevResource$c ??= binder.native('cuGreenCtxGetDevResource'))(hCtx, resource$, type);
@@ -76,7 +76,7 @@ function bind$cuGreenCtxGetId(): typeof cuGreenCtxGetId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function cuGreenCtxGetId(greenCtx) {
-    if (typeof greenCtx !== 'number' || !(greenCtx >= 0 && greenCtx <= 9007199254740991) || greenCtx % 1 !== 0) greenCtx = addressArg('cuGreenCtxGetId', 'greenCtx', greenCtx, true) as typeof greenCtx;
+    if (typeof greenCtx !== 'number' || !(greenCtx >= 0 && greenCtx <= 9007199254740991) || Math.floor(greenCtx) !== greenCtx) greenCtx = addressArg('cuGreenCtxGetId', 'greenCtx', greenCtx, true) as typeof greenCtx;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cuGreenCtxGetId'))(greenCtx, s$bytes);
     if (status !== 0) throw fail('cuGreenCtxGetId', status);
@@ -89,8 +89,8 @@ let cuGreenCtxRecordEvent$c: NativeFunction | undefined;
  * @param hEvent in `CUevent`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxRecordEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUevent | null): void {
-  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuGreenCtxRecordEvent', 'hCtx', hCtx, true) as typeof hCtx;
-  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuGreenCtxRecordEvent', 'hEvent', hEvent, true) as typeof hEvent;
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuGreenCtxRecordEvent', 'hCtx', hCtx, true) as typeof hCtx;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuGreenCtxRecordEvent', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuGreenCtxRecordEvent$c ??= binder.native('cuGreenCtxRecordEvent'))(hCtx, hEvent);
   if (status !== 0) throw fail('cuGreenCtxRecordEvent', status);
 }
@@ -113,7 +113,7 @@ function bind$cuGreenCtxStreamCreate(): typeof cuGreenCtxStreamCreate {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuGreenCtxStreamCreate(greenCtx, flags, priority) {
     s$f64[0] = 0;
-    if (typeof greenCtx !== 'number' || !(greenCtx >= 0 && greenCtx <= 9007199254740991) || greenCtx % 1 !== 0) greenCtx = addressArg('cuGreenCtxStreamCreate', 'greenCtx', greenCtx, true) as typeof greenCtx;
+    if (typeof greenCtx !== 'number' || !(greenCtx >= 0 && greenCtx <= 9007199254740991) || Math.floor(greenCtx) !== greenCtx) greenCtx = addressArg('cuGreenCtxStreamCreate', 'greenCtx', greenCtx, true) as typeof greenCtx;
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuGreenCtxStreamCreate', 'flags', 'u32', flags);
     if (typeof priority !== 'number' || (priority | 0) !== priority) throw intError('cuGreenCtxStreamCreate', 'priority', 'i32', priority);
     const status = (native$ ??= binder.native('cuGreenCtxStreamCreate'))(s$bytes, greenCtx, flags, priority);
@@ -131,8 +131,8 @@ let cuGreenCtxWaitEvent$c: NativeFunction | undefined;
  * @param hEvent in `CUevent`.
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_GREEN_CONTEXTS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GREEN__CONTEXTS.html). */
 export function cuGreenCtxWaitEvent(hCtx: T.CUgreenCtx | null, hEvent: T.CUevent | null): void {
-  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || hCtx % 1 !== 0) hCtx = addressArg('cuGreenCtxWaitEvent', 'hCtx', hCtx, true) as typeof hCtx;
-  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || hEvent % 1 !== 0) hEvent = addressArg('cuGreenCtxWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
+  if (typeof hCtx !== 'number' || !(hCtx >= 0 && hCtx <= 9007199254740991) || Math.floor(hCtx) !== hCtx) hCtx = addressArg('cuGreenCtxWaitEvent', 'hCtx', hCtx, true) as typeof hCtx;
+  if (typeof hEvent !== 'number' || !(hEvent >= 0 && hEvent <= 9007199254740991) || Math.floor(hEvent) !== hEvent) hEvent = addressArg('cuGreenCtxWaitEvent', 'hEvent', hEvent, true) as typeof hEvent;
   const status = (cuGreenCtxWaitEvent$c ??= binder.native('cuGreenCtxWaitEvent'))(hCtx, hEvent);
   if (status !== 0) throw fail('cuGreenCtxWaitEvent', status);
 }

@@ -19,11 +19,11 @@ let cuLinkAddData$c: NativeFunction | undefined;
  * @param optionValues in array of address; its length is passed as `numOptions`.
  * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddData(state: T.CUlinkState | null, type: T.CUjitInputType, data: T.Pointer, size: T.Int64, name: string | null, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
-  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkAddData', 'state', state, true) as typeof state;
+  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkAddData', 'state', state, true) as typeof state;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuLinkAddData', 'type', 'i32', type);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuLinkAddData', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuLinkAddData', 'size', size, false);
   pointerArg('cuLinkAddData', 'data', data, true, size);
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuLinkAddData', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuLinkAddData', 'size', size, false);
   if (typeof name !== 'string' && name !== null) throw argError('cuLinkAddData', 'name', 'a string or null', name);
   const options$ = scalarArrayArg('cuLinkAddData', 'options', 'i32', options, false);
   const optionValues$ = scalarArrayArg('cuLinkAddData', 'optionValues', 'address', optionValues, false);
@@ -40,7 +40,7 @@ let cuLinkAddFile$c: NativeFunction | undefined;
  * @param optionValues in array of address; its length is passed as `numOptions`.
  * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkAddFile(state: T.CUlinkState | null, type: T.CUjitInputType, path: string, options: readonly (T.CUjit_option)[] | Int32Array, optionValues: readonly (number | bigint)[] | BigUint64Array): void {
-  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkAddFile', 'state', state, true) as typeof state;
+  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkAddFile', 'state', state, true) as typeof state;
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuLinkAddFile', 'type', 'i32', type);
   if (typeof path !== 'string') throw argError('cuLinkAddFile', 'path', 'a string', path);
   const options$ = scalarArrayArg('cuLinkAddFile', 'options', 'i32', options, false);
@@ -64,7 +64,7 @@ function bind$cuLinkComplete(): typeof cuLinkComplete {
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cuLinkComplete(state) {
-    if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkComplete', 'state', state, true) as typeof state;
+    if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkComplete', 'state', state, true) as typeof state;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('cuLinkComplete'))(state, s$slot0, s$slot1);
@@ -106,7 +106,7 @@ let cuLinkDestroy$c: NativeFunction | undefined;
  * @param state in `CUlinkState`.
  * @remarks ABI of CUDA 5.5. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuLinkDestroy(state: T.CUlinkState | null): void {
-  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || state % 1 !== 0) state = addressArg('cuLinkDestroy', 'state', state, true) as typeof state;
+  if (typeof state !== 'number' || !(state >= 0 && state <= 9007199254740991) || Math.floor(state) !== state) state = addressArg('cuLinkDestroy', 'state', state, true) as typeof state;
   const status = (cuLinkDestroy$c ??= binder.native('cuLinkDestroy'))(state);
   if (status !== 0) throw fail('cuLinkDestroy', status);
 }
@@ -214,7 +214,7 @@ let cuLogsUnregisterCallback$c: NativeFunction | undefined;
  * @param callback in `CUlogsCallbackHandle`.
  * @remarks ABI of CUDA 12.9, driver ≥ 575. [NVIDIA group `CUDA_LOGS`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__LOGS.html). */
 export function cuLogsUnregisterCallback(callback: T.CUlogsCallbackHandle | null): void {
-  if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || callback % 1 !== 0) callback = addressArg('cuLogsUnregisterCallback', 'callback', callback, true) as typeof callback;
+  if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || Math.floor(callback) !== callback) callback = addressArg('cuLogsUnregisterCallback', 'callback', callback, true) as typeof callback;
   const status = (cuLogsUnregisterCallback$c ??= binder.native('cuLogsUnregisterCallback'))(callback);
   if (status !== 0) throw fail('cuLogsUnregisterCallback', status);
 }

@@ -14,8 +14,8 @@ let cuMemAddressFree$c: NativeFunction | undefined;
  * @param size in `size_t`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemAddressFree(ptr: T.CUdeviceptr, size: T.Int64): void {
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemAddressFree', 'ptr', ptr, false) as typeof ptr;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressFree', 'size', size, false);
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemAddressFree', 'ptr', ptr, false) as typeof ptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemAddressFree', 'size', size, false);
   const status = (cuMemAddressFree$c ??= binder.native('cuMemAddressFree'))(ptr, size);
   if (status !== 0) throw fail('cuMemAddressFree', status);
 }
@@ -38,10 +38,10 @@ function bind$cuMemAddressReserve(): typeof cuMemAddressReserve {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAddressReserve(size, alignment, addr, flags) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemAddressReserve', 'size', size, false);
-    if (typeof alignment !== 'number' || !(alignment >= 0 && alignment <= 9007199254740991) || alignment % 1 !== 0) int64Arg('cuMemAddressReserve', 'alignment', alignment, false);
-    if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || addr % 1 !== 0) addr = addressArg('cuMemAddressReserve', 'addr', addr, false) as typeof addr;
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemAddressReserve', 'flags', flags, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemAddressReserve', 'size', size, false);
+    if (typeof alignment !== 'number' || !(alignment >= 0 && alignment <= 9007199254740991) || Math.floor(alignment) !== alignment) int64Arg('cuMemAddressReserve', 'alignment', alignment, false);
+    if (typeof addr !== 'number' || !(addr >= 0 && addr <= 9007199254740991) || Math.floor(addr) !== addr) addr = addressArg('cuMemAddressReserve', 'addr', addr, false) as typeof addr;
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemAddressReserve', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuMemAddressReserve'))(s$bytes, size, alignment, addr, flags);
     if (status !== 0) throw fail('cuMemAddressReserve', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -60,8 +60,8 @@ let cuMemAdvise$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html).
  * @see {@link cuda-ts/objects!ManagedBuffer#advise | ManagedBuffer.advise} (objects layer) */
 export function cuMemAdvise(devPtr: T.CUdeviceptr, count: T.Int64, advice: T.CUmem_advise, location: T.CUmemLocation_st): void {
-  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemAdvise', 'devPtr', devPtr, false) as typeof devPtr;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemAdvise', 'count', count, false);
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemAdvise', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cuMemAdvise', 'count', count, false);
   if (typeof advice !== 'number' || (advice | 0) !== advice) throw intError('cuMemAdvise', 'advice', 'i32', advice);
   checkRecord('cuMemAdvise', 'location', records.CUmemLocation_st(), location);
   const status = (cuMemAdvise$c ??= binder.native('cuMemAdvise'))(devPtr, count, advice, location);
@@ -83,7 +83,7 @@ function bind$cuMemAlloc(): typeof cuMemAlloc {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAlloc(bytesize) {
     s$f64[0] = 0;
-    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAlloc', 'bytesize', bytesize, false);
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemAlloc', 'bytesize', bytesize, false);
     const status = (native$ ??= binder.native('cuMemAlloc'))(s$bytes, bytesize);
     if (status !== 0) throw fail('cuMemAlloc', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -110,8 +110,8 @@ function bind$cuMemAllocAsync(): typeof cuMemAllocAsync {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocAsync(bytesize, hStream) {
     s$f64[0] = 0;
-    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocAsync', 'bytesize', bytesize, false);
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocAsync', 'hStream', hStream, true) as typeof hStream;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemAllocAsync', 'bytesize', bytesize, false);
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemAllocAsync', 'hStream', hStream, true) as typeof hStream;
     const status = (native$ ??= binder.native('cuMemAllocAsync'))(s$bytes, bytesize, hStream);
     if (status !== 0) throw fail('cuMemAllocAsync', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -139,9 +139,9 @@ function bind$cuMemAllocFromPoolAsync(): typeof cuMemAllocFromPoolAsync {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocFromPoolAsync(bytesize, pool, hStream) {
     s$f64[0] = 0;
-    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocFromPoolAsync', 'bytesize', bytesize, false);
-    if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemAllocFromPoolAsync', 'pool', pool, true) as typeof pool;
-    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemAllocFromPoolAsync', 'hStream', hStream, true) as typeof hStream;
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemAllocFromPoolAsync', 'bytesize', bytesize, false);
+    if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemAllocFromPoolAsync', 'pool', pool, true) as typeof pool;
+    if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemAllocFromPoolAsync', 'hStream', hStream, true) as typeof hStream;
     const status = (native$ ??= binder.native('cuMemAllocFromPoolAsync'))(s$bytes, bytesize, pool, hStream);
     if (status !== 0) throw fail('cuMemAllocFromPoolAsync', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -167,7 +167,7 @@ function bind$cuMemAllocHost(): typeof cuMemAllocHost {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocHost(bytesize) {
     s$f64[0] = 0;
-    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocHost', 'bytesize', bytesize, false);
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemAllocHost', 'bytesize', bytesize, false);
     const status = (native$ ??= binder.native('cuMemAllocHost'))(s$bytes, bytesize);
     if (status !== 0) throw fail('cuMemAllocHost', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -195,7 +195,7 @@ function bind$cuMemAllocManaged(): typeof cuMemAllocManaged {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemAllocManaged(bytesize, flags) {
     s$f64[0] = 0;
-    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemAllocManaged', 'bytesize', bytesize, false);
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemAllocManaged', 'bytesize', bytesize, false);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemAllocManaged', 'flags', 'u32', flags);
     const status = (native$ ??= binder.native('cuMemAllocManaged'))(s$bytes, bytesize, flags);
     if (status !== 0) throw fail('cuMemAllocManaged', status);
@@ -224,8 +224,8 @@ function bind$cuMemAllocPitch(): typeof cuMemAllocPitch {
   return function cuMemAllocPitch(WidthInBytes, Height, ElementSizeBytes) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof WidthInBytes !== 'number' || !(WidthInBytes >= 0 && WidthInBytes <= 9007199254740991) || WidthInBytes % 1 !== 0) int64Arg('cuMemAllocPitch', 'WidthInBytes', WidthInBytes, false);
-    if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemAllocPitch', 'Height', Height, false);
+    if (typeof WidthInBytes !== 'number' || !(WidthInBytes >= 0 && WidthInBytes <= 9007199254740991) || Math.floor(WidthInBytes) !== WidthInBytes) int64Arg('cuMemAllocPitch', 'WidthInBytes', WidthInBytes, false);
+    if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Math.floor(Height) !== Height) int64Arg('cuMemAllocPitch', 'Height', Height, false);
     if (typeof ElementSizeBytes !== 'number' || (ElementSizeBytes >>> 0) !== ElementSizeBytes) throw intError('cuMemAllocPitch', 'ElementSizeBytes', 'u32', ElementSizeBytes);
     const status = (native$ ??= binder.native('cuMemAllocPitch'))(s$slot0, s$slot1, WidthInBytes, Height, ElementSizeBytes);
     if (status !== 0) throw fail('cuMemAllocPitch', status);

@@ -28,7 +28,7 @@ function bind$cuMemBatchDecompressAsync(): typeof cuMemBatchDecompressAsync {
     const paramsArray$ = recordArrayArg('cuMemBatchDecompressAsync', 'paramsArray', records.CUmemDecompressParams_st(), paramsArray, false);
     if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemBatchDecompressAsync', 'flags', 'u32', flags);
     s$f64[0] = 0;
-    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cuMemBatchDecompressAsync', 'stream', stream, true) as typeof stream;
+    if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cuMemBatchDecompressAsync', 'stream', stream, true) as typeof stream;
     const count$n = paramsArray$.count;
     const status = (native$ ??= binder.native('cuMemBatchDecompressAsync'))(paramsArray$.bytes, count$n, flags, s$bytes, stream);
     if (status !== 0) throw fail('cuMemBatchDecompressAsync', status);
@@ -56,9 +56,9 @@ function bind$cuMemCreate(): typeof cuMemCreate {
   let native$: NativeFunction | undefined;
   return function cuMemCreate(size, prop, flags) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemCreate', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemCreate', 'size', size, false);
     const prop$ = recordArg('cuMemCreate', 'prop', records.CUmemAllocationProp_st(), prop, false);
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemCreate', 'flags', flags, false);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemCreate', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuMemCreate'))(s$bytes, size, prop$, flags);
     if (status !== 0) throw fail('cuMemCreate', status);
     return s$u64[0];
@@ -78,8 +78,8 @@ export function cuMemDiscardAndPrefetchBatchAsync(dptrs: readonly (T.CUdeviceptr
   const sizes$ = scalarArrayArg('cuMemDiscardAndPrefetchBatchAsync', 'sizes', 'u64', sizes, false);
   const prefetchLocs$ = recordArrayArg('cuMemDiscardAndPrefetchBatchAsync', 'prefetchLocs', records.CUmemLocation_st(), prefetchLocs, false);
   const prefetchLocIdxs$ = scalarArrayArg('cuMemDiscardAndPrefetchBatchAsync', 'prefetchLocIdxs', 'u64', prefetchLocIdxs, false);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemDiscardAndPrefetchBatchAsync', 'flags', flags, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemDiscardAndPrefetchBatchAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemDiscardAndPrefetchBatchAsync', 'flags', flags, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemDiscardAndPrefetchBatchAsync', 'hStream', hStream, true) as typeof hStream;
   const count$n = sameLength('cuMemDiscardAndPrefetchBatchAsync', ['dptrs', 'sizes'], [dptrs$.count, sizes$.count], [dptrs !== null, sizes !== null]);
   const numPrefetchLocs$n = sameLength('cuMemDiscardAndPrefetchBatchAsync', ['prefetchLocs', 'prefetchLocIdxs'], [prefetchLocs$.count, prefetchLocIdxs$.count], [prefetchLocs !== null, prefetchLocIdxs !== null]);
   const status = (cuMemDiscardAndPrefetchBatchAsync$c ??= binder.native('cuMemDiscardAndPrefetchBatchAsync'))(dptrs$.data, sizes$.data, count$n, prefetchLocs$.bytes, prefetchLocIdxs$.data, numPrefetchLocs$n, flags, hStream);
@@ -95,8 +95,8 @@ let cuMemDiscardBatchAsync$c: NativeFunction | undefined;
 export function cuMemDiscardBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, flags: T.Int64, hStream: T.CUstream | null): void {
   const dptrs$ = scalarArrayArg('cuMemDiscardBatchAsync', 'dptrs', 'address', dptrs, false);
   const sizes$ = scalarArrayArg('cuMemDiscardBatchAsync', 'sizes', 'u64', sizes, false);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemDiscardBatchAsync', 'flags', flags, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemDiscardBatchAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemDiscardBatchAsync', 'flags', flags, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemDiscardBatchAsync', 'hStream', hStream, true) as typeof hStream;
   const count$n = sameLength('cuMemDiscardBatchAsync', ['dptrs', 'sizes'], [dptrs$.count, sizes$.count], [dptrs !== null, sizes !== null]);
   const status = (cuMemDiscardBatchAsync$c ??= binder.native('cuMemDiscardBatchAsync'))(dptrs$.data, sizes$.data, count$n, flags, hStream);
   if (status !== 0) throw fail('cuMemDiscardBatchAsync', status);
@@ -110,9 +110,9 @@ let cuMemExportToShareableHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemExportToShareableHandle(shareableHandle: T.Pointer, handle: T.Int64, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemExportToShareableHandle', 'shareableHandle', shareableHandle, true);
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemExportToShareableHandle', 'handle', handle, false);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemExportToShareableHandle', 'handle', handle, false);
   if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemExportToShareableHandle', 'handleType', 'i32', handleType);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemExportToShareableHandle', 'flags', flags, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemExportToShareableHandle', 'flags', flags, false);
   const status = (cuMemExportToShareableHandle$c ??= binder.native('cuMemExportToShareableHandle'))(shareableHandle, handle, handleType, flags);
   if (status !== 0) throw fail('cuMemExportToShareableHandle', status);
 }
@@ -122,7 +122,7 @@ let cuMemFree$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemFree(dptr: T.CUdeviceptr): void {
   assertMayBlock('cuMemFree');
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemFree', 'dptr', dptr, false) as typeof dptr;
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuMemFree', 'dptr', dptr, false) as typeof dptr;
   const status = (cuMemFree$c ??= binder.native('cuMemFree'))(dptr);
   if (status !== 0) throw fail('cuMemFree', status);
 }
@@ -132,8 +132,8 @@ let cuMemFreeAsync$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemFreeAsync(dptr: T.CUdeviceptr, hStream: T.CUstream | null): void {
-  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemFreeAsync', 'dptr', dptr, false) as typeof dptr;
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemFreeAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuMemFreeAsync', 'dptr', dptr, false) as typeof dptr;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemFreeAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemFreeAsync$c ??= binder.native('cuMemFreeAsync'))(dptr, hStream);
   if (status !== 0) throw fail('cuMemFreeAsync', status);
 }

@@ -25,7 +25,7 @@ function bind$cuMemGetAccess(): typeof cuMemGetAccess {
   return function cuMemGetAccess(location, ptr) {
     s$f64[0] = 0;
     const location$ = recordArg('cuMemGetAccess', 'location', records.CUmemLocation_st(), location, false);
-    if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemGetAccess', 'ptr', ptr, false) as typeof ptr;
+    if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemGetAccess', 'ptr', ptr, false) as typeof ptr;
     const status = (native$ ??= binder.native('cuMemGetAccess'))(s$bytes, location$, ptr);
     if (status !== 0) throw fail('cuMemGetAccess', status);
     return s$u64[0];
@@ -47,7 +47,7 @@ function bind$cuMemGetAddressRange(): typeof cuMemGetAddressRange {
   return function cuMemGetAddressRange(dptr) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetAddressRange', 'dptr', dptr, false) as typeof dptr;
+    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuMemGetAddressRange', 'dptr', dptr, false) as typeof dptr;
     const status = (native$ ??= binder.native('cuMemGetAddressRange'))(s$slot0, s$slot1, dptr);
     if (status !== 0) throw fail('cuMemGetAddressRange', status);
     return { pbase: (s$u32[1] * 4294967296 + s$u32[0]) as T.CUdeviceptr, psize: (s$u32[3] * 4294967296 + s$u32[2]) };
@@ -88,7 +88,7 @@ let cuMemGetAllocationPropertiesFromHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemGetAllocationPropertiesFromHandle(handle: T.Int64): T.CUmemAllocationProp_st {
   const prop$ = new Uint8Array(32);
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemGetAllocationPropertiesFromHandle', 'handle', handle, false);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemGetAllocationPropertiesFromHandle', 'handle', handle, false);
   const status = (cuMemGetAllocationPropertiesFromHandle$c ??= binder.native('cuMemGetAllocationPropertiesFromHandle'))(prop$, handle);
   if (status !== 0) throw fail('cuMemGetAllocationPropertiesFromHandle', status);
   return decodeRecord<T.CUmemAllocationProp_st>(records.CUmemAllocationProp_st(), prop$);
@@ -139,10 +139,10 @@ function bind$cuMemGetHandleForAddressRange(): typeof cuMemGetHandleForAddressRa
   let native$: NativeFunction | undefined;
   return function cuMemGetHandleForAddressRange(dptr, size, handleType, flags) {
     s$f64[0] = 0;
-    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || dptr % 1 !== 0) dptr = addressArg('cuMemGetHandleForAddressRange', 'dptr', dptr, false) as typeof dptr;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'size', size, false);
+    if (typeof dptr !== 'number' || !(dptr >= 0 && dptr <= 9007199254740991) || Math.floor(dptr) !== dptr) dptr = addressArg('cuMemGetHandleForAddressRange', 'dptr', dptr, false) as typeof dptr;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemGetHandleForAddressRange', 'size', size, false);
     if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemGetHandleForAddressRange', 'handleType', 'i32', handleType);
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemGetHandleForAddressRange', 'flags', flags, false);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemGetHandleForAddressRange', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuMemGetHandleForAddressRange'))(s$bytes, dptr, size, handleType, flags);
     if (status !== 0) throw fail('cuMemGetHandleForAddressRange', status);
     return s$i32[0];

@@ -26,7 +26,7 @@ function bind$cuMemHostAlloc(): typeof cuMemHostAlloc {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemHostAlloc(bytesize, Flags) {
     s$f64[0] = 0;
-    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostAlloc', 'bytesize', bytesize, false);
+    if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemHostAlloc', 'bytesize', bytesize, false);
     if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostAlloc', 'Flags', 'u32', Flags);
     const status = (native$ ??= binder.native('cuMemHostAlloc'))(s$bytes, bytesize, Flags);
     if (status !== 0) throw fail('cuMemHostAlloc', status);
@@ -95,7 +95,7 @@ let cuMemHostRegister$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 6.5. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemHostRegister(p: T.Pointer, bytesize: T.Int64, Flags: number): void {
   pointerArg('cuMemHostRegister', 'p', p, true);
-  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || bytesize % 1 !== 0) int64Arg('cuMemHostRegister', 'bytesize', bytesize, false);
+  if (typeof bytesize !== 'number' || !(bytesize >= 0 && bytesize <= 9007199254740991) || Math.floor(bytesize) !== bytesize) int64Arg('cuMemHostRegister', 'bytesize', bytesize, false);
   if (typeof Flags !== 'number' || (Flags >>> 0) !== Flags) throw intError('cuMemHostRegister', 'Flags', 'u32', Flags);
   const status = (cuMemHostRegister$c ??= binder.native('cuMemHostRegister'))(p, bytesize, Flags);
   if (status !== 0) throw fail('cuMemHostRegister', status);
@@ -141,11 +141,11 @@ let cuMemMap$c: NativeFunction | undefined;
  * @param flags in `unsigned long long`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMap(ptr: T.CUdeviceptr, size: T.Int64, offset: T.Int64, handle: T.Int64, flags: T.Int64): void {
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemMap', 'ptr', ptr, false) as typeof ptr;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemMap', 'size', size, false);
-  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || offset % 1 !== 0) int64Arg('cuMemMap', 'offset', offset, false);
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemMap', 'handle', handle, false);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemMap', 'flags', flags, false);
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemMap', 'ptr', ptr, false) as typeof ptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemMap', 'size', size, false);
+  if (typeof offset !== 'number' || !(offset >= 0 && offset <= 9007199254740991) || Math.floor(offset) !== offset) int64Arg('cuMemMap', 'offset', offset, false);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemMap', 'handle', handle, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemMap', 'flags', flags, false);
   const status = (cuMemMap$c ??= binder.native('cuMemMap'))(ptr, size, offset, handle, flags);
   if (status !== 0) throw fail('cuMemMap', status);
 }
@@ -156,7 +156,7 @@ let cuMemMapArrayAsync$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemMapArrayAsync(mapInfoList: readonly (T.CUarrayMapInfo_st)[] | Uint8Array, hStream: T.CUstream | null): void {
   const mapInfoList$ = recordArrayArg('cuMemMapArrayAsync', 'mapInfoList', records.CUarrayMapInfo_st(), mapInfoList, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemMapArrayAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemMapArrayAsync', 'hStream', hStream, true) as typeof hStream;
   const count$n = mapInfoList$.count;
   const status = (cuMemMapArrayAsync$c ??= binder.native('cuMemMapArrayAsync'))(mapInfoList$.bytes, count$n, hStream);
   if (status !== 0) throw fail('cuMemMapArrayAsync', status);

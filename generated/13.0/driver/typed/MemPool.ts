@@ -40,7 +40,7 @@ let cuMemPoolDestroy$c: NativeFunction | undefined;
  * @param pool in `CUmemoryPool`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolDestroy(pool: T.CUmemoryPool | null): void {
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolDestroy', 'pool', pool, true) as typeof pool;
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolDestroy', 'pool', pool, true) as typeof pool;
   const status = (cuMemPoolDestroy$c ??= binder.native('cuMemPoolDestroy'))(pool);
   if (status !== 0) throw fail('cuMemPoolDestroy', status);
 }
@@ -51,7 +51,7 @@ let cuMemPoolExportPointer$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportPointer(ptr: T.CUdeviceptr): Uint8Array {
   const shareData_out$ = new Uint8Array(64);
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemPoolExportPointer', 'ptr', ptr, false) as typeof ptr;
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemPoolExportPointer', 'ptr', ptr, false) as typeof ptr;
   const status = (cuMemPoolExportPointer$c ??= binder.native('cuMemPoolExportPointer'))(shareData_out$, ptr);
   if (status !== 0) throw fail('cuMemPoolExportPointer', status);
   return shareData_out$;
@@ -65,9 +65,9 @@ let cuMemPoolExportToShareableHandle$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolExportToShareableHandle(handle_out: T.Pointer, pool: T.CUmemoryPool | null, handleType: T.CUmemAllocationHandleType, flags: T.Int64): void {
   pointerArg('cuMemPoolExportToShareableHandle', 'handle_out', handle_out, true);
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolExportToShareableHandle', 'pool', pool, true) as typeof pool;
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolExportToShareableHandle', 'pool', pool, true) as typeof pool;
   if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemPoolExportToShareableHandle', 'handleType', 'i32', handleType);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolExportToShareableHandle', 'flags', flags, false);
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemPoolExportToShareableHandle', 'flags', flags, false);
   const status = (cuMemPoolExportToShareableHandle$c ??= binder.native('cuMemPoolExportToShareableHandle'))(handle_out, pool, handleType, flags);
   if (status !== 0) throw fail('cuMemPoolExportToShareableHandle', status);
 }
@@ -87,7 +87,7 @@ function bind$cuMemPoolGetAccess(): typeof cuMemPoolGetAccess {
   let native$: NativeFunction | undefined;
   return function cuMemPoolGetAccess(memPool, location) {
     s$f64[0] = 0;
-    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cuMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
+    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cuMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
     const location$ = recordArg('cuMemPoolGetAccess', 'location', records.CUmemLocation_st(), location, false);
     const status = (native$ ??= binder.native('cuMemPoolGetAccess'))(s$bytes, memPool, location$);
     if (status !== 0) throw fail('cuMemPoolGetAccess', status);
@@ -101,7 +101,7 @@ let cuMemPoolGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolGetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmemPool_attribute): number | bigint {
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolGetAttribute', 'pool', pool, true) as typeof pool;
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolGetAttribute', 'pool', pool, true) as typeof pool;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuMemPoolGetAttribute', 'attr', 'i32', attr);
   const value$ = new Uint8Array(16);
   const status = (cuMemPoolGetAttribute$c ??= binder.native('cuMemPoolGetAttribute'))(pool, attr, value$);
@@ -129,7 +129,7 @@ function bind$cuMemPoolImportFromShareableHandle(): typeof cuMemPoolImportFromSh
     s$f64[0] = 0;
     pointerArg('cuMemPoolImportFromShareableHandle', 'handle', handle, true);
     if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cuMemPoolImportFromShareableHandle', 'handleType', 'i32', handleType);
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPoolImportFromShareableHandle', 'flags', flags, false);
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemPoolImportFromShareableHandle', 'flags', flags, false);
     const status = (native$ ??= binder.native('cuMemPoolImportFromShareableHandle'))(s$bytes, handle, handleType, flags);
     if (status !== 0) throw fail('cuMemPoolImportFromShareableHandle', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -156,7 +156,7 @@ function bind$cuMemPoolImportPointer(): typeof cuMemPoolImportPointer {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMemPoolImportPointer(pool, shareData) {
     s$f64[0] = 0;
-    if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolImportPointer', 'pool', pool, true) as typeof pool;
+    if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolImportPointer', 'pool', pool, true) as typeof pool;
     const shareData$ = recordArg('cuMemPoolImportPointer', 'shareData', records.CUmemPoolPtrExportData_st(), shareData, false);
     const status = (native$ ??= binder.native('cuMemPoolImportPointer'))(s$bytes, pool, shareData$);
     if (status !== 0) throw fail('cuMemPoolImportPointer', status);
@@ -173,7 +173,7 @@ let cuMemPoolSetAccess$c: NativeFunction | undefined;
  * @param map in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAccess(pool: T.CUmemoryPool | null, map: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolSetAccess', 'pool', pool, true) as typeof pool;
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolSetAccess', 'pool', pool, true) as typeof pool;
   const map$ = recordArrayArg('cuMemPoolSetAccess', 'map', records.CUmemAccessDesc_st(), map, false);
   const count$n = map$.count;
   const status = (cuMemPoolSetAccess$c ??= binder.native('cuMemPoolSetAccess'))(pool, map$.bytes, count$n);
@@ -186,7 +186,7 @@ let cuMemPoolSetAttribute$c: NativeFunction | undefined;
  * @param value in value typed by `attr`: its type follows the attribute.
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html). */
 export function cuMemPoolSetAttribute(pool: T.CUmemoryPool | null, attr: T.CUmemPool_attribute, value: number | T.Int64): void {
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolSetAttribute', 'pool', pool, true) as typeof pool;
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolSetAttribute', 'pool', pool, true) as typeof pool;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cuMemPoolSetAttribute', 'attr', 'i32', attr);
   const value$ = attrEncode(attr as number, value);
   const status = (cuMemPoolSetAttribute$c ??= binder.native('cuMemPoolSetAttribute'))(pool, attr, value$);
@@ -200,8 +200,8 @@ let cuMemPoolTrimTo$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.2, driver ≥ 460. [NVIDIA group `CUDA_MALLOC_ASYNC`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MALLOC__ASYNC.html).
  * @see {@link cuda-ts/objects!MemoryPool#trim | MemoryPool.trim} (objects layer) */
 export function cuMemPoolTrimTo(pool: T.CUmemoryPool | null, minBytesToKeep: T.Int64): void {
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemPoolTrimTo', 'pool', pool, true) as typeof pool;
-  if (typeof minBytesToKeep !== 'number' || !(minBytesToKeep >= 0 && minBytesToKeep <= 9007199254740991) || minBytesToKeep % 1 !== 0) int64Arg('cuMemPoolTrimTo', 'minBytesToKeep', minBytesToKeep, false);
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemPoolTrimTo', 'pool', pool, true) as typeof pool;
+  if (typeof minBytesToKeep !== 'number' || !(minBytesToKeep >= 0 && minBytesToKeep <= 9007199254740991) || Math.floor(minBytesToKeep) !== minBytesToKeep) int64Arg('cuMemPoolTrimTo', 'minBytesToKeep', minBytesToKeep, false);
   const status = (cuMemPoolTrimTo$c ??= binder.native('cuMemPoolTrimTo'))(pool, minBytesToKeep);
   if (status !== 0) throw fail('cuMemPoolTrimTo', status);
 }

@@ -18,11 +18,11 @@ let cuMemPrefetchAsync$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.2, driver ≥ 535. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html).
  * @see {@link cuda-ts/objects!ManagedBuffer#prefetch | ManagedBuffer.prefetch} (objects layer) */
 export function cuMemPrefetchAsync(devPtr: T.CUdeviceptr, count: T.Int64, location: T.CUmemLocation_st, flags: number, hStream: T.CUstream | null): void {
-  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemPrefetchAsync', 'devPtr', devPtr, false) as typeof devPtr;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemPrefetchAsync', 'count', count, false);
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemPrefetchAsync', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cuMemPrefetchAsync', 'count', count, false);
   checkRecord('cuMemPrefetchAsync', 'location', records.CUmemLocation_st(), location);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cuMemPrefetchAsync', 'flags', 'u32', flags);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemPrefetchAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemPrefetchAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemPrefetchAsync$c ??= binder.native('cuMemPrefetchAsync'))(devPtr, count, location, flags, hStream);
   if (status !== 0) throw fail('cuMemPrefetchAsync', status);
 }
@@ -40,8 +40,8 @@ export function cuMemPrefetchBatchAsync(dptrs: readonly (T.CUdeviceptr)[] | BigU
   const sizes$ = scalarArrayArg('cuMemPrefetchBatchAsync', 'sizes', 'u64', sizes, false);
   const prefetchLocs$ = recordArrayArg('cuMemPrefetchBatchAsync', 'prefetchLocs', records.CUmemLocation_st(), prefetchLocs, false);
   const prefetchLocIdxs$ = scalarArrayArg('cuMemPrefetchBatchAsync', 'prefetchLocIdxs', 'u64', prefetchLocIdxs, false);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemPrefetchBatchAsync', 'flags', flags, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemPrefetchBatchAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemPrefetchBatchAsync', 'flags', flags, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemPrefetchBatchAsync', 'hStream', hStream, true) as typeof hStream;
   const count$n = sameLength('cuMemPrefetchBatchAsync', ['dptrs', 'sizes'], [dptrs$.count, sizes$.count], [dptrs !== null, sizes !== null]);
   const numPrefetchLocs$n = sameLength('cuMemPrefetchBatchAsync', ['prefetchLocs', 'prefetchLocIdxs'], [prefetchLocs$.count, prefetchLocIdxs$.count], [prefetchLocs !== null, prefetchLocIdxs !== null]);
   const status = (cuMemPrefetchBatchAsync$c ??= binder.native('cuMemPrefetchBatchAsync'))(dptrs$.data, sizes$.data, count$n, prefetchLocs$.bytes, prefetchLocIdxs$.data, numPrefetchLocs$n, flags, hStream);
@@ -56,12 +56,12 @@ let cuMemRangeGetAttribute$c: NativeFunction | undefined;
  * @param count in `size_t`.
  * @remarks ABI of CUDA 8.0. [NVIDIA group `CUDA_UNIFIED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html). */
 export function cuMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.CUmem_range_attribute, devPtr: T.CUdeviceptr, count: T.Int64): void {
-  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
+  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || Math.floor(dataSize) !== dataSize) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
   pointerArg('cuMemRangeGetAttribute', 'data', data, false, dataSize);
-  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
+  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || Math.floor(dataSize) !== dataSize) int64Arg('cuMemRangeGetAttribute', 'dataSize', dataSize, false);
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuMemRangeGetAttribute', 'attribute', 'i32', attribute);
-  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemRangeGetAttribute', 'devPtr', devPtr, false) as typeof devPtr;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemRangeGetAttribute', 'count', count, false);
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemRangeGetAttribute', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cuMemRangeGetAttribute', 'count', count, false);
   const status = (cuMemRangeGetAttribute$c ??= binder.native('cuMemRangeGetAttribute'))(data, dataSize, attribute, devPtr, count);
   if (status !== 0) throw fail('cuMemRangeGetAttribute', status);
 }
@@ -77,8 +77,8 @@ export function cuMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (T.
   pointerArg('cuMemRangeGetAttributes', 'data', data, false);
   const dataSizes$ = scalarArrayArg('cuMemRangeGetAttributes', 'dataSizes', 'u64', dataSizes, false);
   const attributes$ = scalarArrayArg('cuMemRangeGetAttributes', 'attributes', 'i32', attributes, false);
-  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || devPtr % 1 !== 0) devPtr = addressArg('cuMemRangeGetAttributes', 'devPtr', devPtr, false) as typeof devPtr;
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cuMemRangeGetAttributes', 'count', count, false);
+  if (typeof devPtr !== 'number' || !(devPtr >= 0 && devPtr <= 9007199254740991) || Math.floor(devPtr) !== devPtr) devPtr = addressArg('cuMemRangeGetAttributes', 'devPtr', devPtr, false) as typeof devPtr;
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cuMemRangeGetAttributes', 'count', count, false);
   const numAttributes$n = sameLength('cuMemRangeGetAttributes', ['attributes', 'dataSizes'], [attributes$.count, dataSizes$.count], [attributes !== null, dataSizes !== null]);
   const status = (cuMemRangeGetAttributes$c ??= binder.native('cuMemRangeGetAttributes'))(data, dataSizes$.data, attributes$.data, numAttributes$n, devPtr, count);
   if (status !== 0) throw fail('cuMemRangeGetAttributes', status);
@@ -88,7 +88,7 @@ let cuMemRelease$c: NativeFunction | undefined;
  * @param handle in `CUmemGenericAllocationHandle`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemRelease(handle: T.Int64): void {
-  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || handle % 1 !== 0) int64Arg('cuMemRelease', 'handle', handle, false);
+  if (typeof handle !== 'number' || !(handle >= 0 && handle <= 9007199254740991) || Math.floor(handle) !== handle) int64Arg('cuMemRelease', 'handle', handle, false);
   const status = (cuMemRelease$c ??= binder.native('cuMemRelease'))(handle);
   if (status !== 0) throw fail('cuMemRelease', status);
 }
@@ -120,8 +120,8 @@ let cuMemSetAccess$c: NativeFunction | undefined;
  * @param desc in array of `struct CUmemAccessDesc_st`; its length is passed as `count`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemSetAccess(ptr: T.CUdeviceptr, size: T.Int64, desc: readonly (T.CUmemAccessDesc_st)[] | Uint8Array): void {
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemSetAccess', 'ptr', ptr, false) as typeof ptr;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemSetAccess', 'size', size, false);
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemSetAccess', 'ptr', ptr, false) as typeof ptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemSetAccess', 'size', size, false);
   const desc$ = recordArrayArg('cuMemSetAccess', 'desc', records.CUmemAccessDesc_st(), desc, false);
   const count$n = desc$.count;
   const status = (cuMemSetAccess$c ??= binder.native('cuMemSetAccess'))(ptr, size, desc$.bytes, count$n);
@@ -136,7 +136,7 @@ let cuMemSetMemPool$c: NativeFunction | undefined;
 export function cuMemSetMemPool(location: T.CUmemLocation_st | Uint8Array, type: T.CUmemAllocationType, pool: T.CUmemoryPool | null): void {
   const location$ = recordArg('cuMemSetMemPool', 'location', records.CUmemLocation_st(), location, false);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cuMemSetMemPool', 'type', 'i32', type);
-  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || pool % 1 !== 0) pool = addressArg('cuMemSetMemPool', 'pool', pool, true) as typeof pool;
+  if (typeof pool !== 'number' || !(pool >= 0 && pool <= 9007199254740991) || Math.floor(pool) !== pool) pool = addressArg('cuMemSetMemPool', 'pool', pool, true) as typeof pool;
   const status = (cuMemSetMemPool$c ??= binder.native('cuMemSetMemPool'))(location$, type, pool);
   if (status !== 0) throw fail('cuMemSetMemPool', status);
 }

@@ -14,8 +14,8 @@ let cuMemUnmap$c: NativeFunction | undefined;
  * @param size in `size_t`.
  * @remarks ABI of CUDA 10.2. [NVIDIA group `CUDA_VA`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html). */
 export function cuMemUnmap(ptr: T.CUdeviceptr, size: T.Int64): void {
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuMemUnmap', 'ptr', ptr, false) as typeof ptr;
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('cuMemUnmap', 'size', size, false);
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuMemUnmap', 'ptr', ptr, false) as typeof ptr;
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('cuMemUnmap', 'size', size, false);
   const status = (cuMemUnmap$c ??= binder.native('cuMemUnmap'))(ptr, size);
   if (status !== 0) throw fail('cuMemUnmap', status);
 }
@@ -27,9 +27,9 @@ let cuMemcpy$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpy');
-  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cuMemcpy', 'dst', dst, false) as typeof dst;
-  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cuMemcpy', 'src', src, false) as typeof src;
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpy', 'ByteCount', ByteCount, false);
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cuMemcpy', 'dst', dst, false) as typeof dst;
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cuMemcpy', 'src', src, false) as typeof src;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpy', 'ByteCount', ByteCount, false);
   const status = (cuMemcpy$c ??= binder.native('cuMemcpy'))(dst, src, ByteCount);
   if (status !== 0) throw fail('cuMemcpy', status);
 }
@@ -41,10 +41,10 @@ let cuMemcpyAsync$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAsync(dst: T.CUdeviceptr, src: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
-  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || dst % 1 !== 0) dst = addressArg('cuMemcpyAsync', 'dst', dst, false) as typeof dst;
-  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || src % 1 !== 0) src = addressArg('cuMemcpyAsync', 'src', src, false) as typeof src;
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyAsync', 'ByteCount', ByteCount, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof dst !== 'number' || !(dst >= 0 && dst <= 9007199254740991) || Math.floor(dst) !== dst) dst = addressArg('cuMemcpyAsync', 'dst', dst, false) as typeof dst;
+  if (typeof src !== 'number' || !(src >= 0 && src <= 9007199254740991) || Math.floor(src) !== src) src = addressArg('cuMemcpyAsync', 'src', src, false) as typeof src;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyAsync', 'ByteCount', ByteCount, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpyAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpyAsync$c ??= binder.native('cuMemcpyAsync'))(dst, src, ByteCount, hStream);
   if (status !== 0) throw fail('cuMemcpyAsync', status);
 }
@@ -58,11 +58,11 @@ let cuMemcpyAtoA$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyAtoA');
-  if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || dstArray % 1 !== 0) dstArray = addressArg('cuMemcpyAtoA', 'dstArray', dstArray, true) as typeof dstArray;
-  if (typeof dstOffset !== 'number' || !(dstOffset >= 0 && dstOffset <= 9007199254740991) || dstOffset % 1 !== 0) int64Arg('cuMemcpyAtoA', 'dstOffset', dstOffset, false);
-  if (typeof srcArray !== 'number' || !(srcArray >= 0 && srcArray <= 9007199254740991) || srcArray % 1 !== 0) srcArray = addressArg('cuMemcpyAtoA', 'srcArray', srcArray, true) as typeof srcArray;
-  if (typeof srcOffset !== 'number' || !(srcOffset >= 0 && srcOffset <= 9007199254740991) || srcOffset % 1 !== 0) int64Arg('cuMemcpyAtoA', 'srcOffset', srcOffset, false);
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyAtoA', 'ByteCount', ByteCount, false);
+  if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || Math.floor(dstArray) !== dstArray) dstArray = addressArg('cuMemcpyAtoA', 'dstArray', dstArray, true) as typeof dstArray;
+  if (typeof dstOffset !== 'number' || !(dstOffset >= 0 && dstOffset <= 9007199254740991) || Math.floor(dstOffset) !== dstOffset) int64Arg('cuMemcpyAtoA', 'dstOffset', dstOffset, false);
+  if (typeof srcArray !== 'number' || !(srcArray >= 0 && srcArray <= 9007199254740991) || Math.floor(srcArray) !== srcArray) srcArray = addressArg('cuMemcpyAtoA', 'srcArray', srcArray, true) as typeof srcArray;
+  if (typeof srcOffset !== 'number' || !(srcOffset >= 0 && srcOffset <= 9007199254740991) || Math.floor(srcOffset) !== srcOffset) int64Arg('cuMemcpyAtoA', 'srcOffset', srcOffset, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyAtoA', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyAtoA$c ??= binder.native('cuMemcpyAtoA'))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
   if (status !== 0) throw fail('cuMemcpyAtoA', status);
 }
@@ -75,10 +75,10 @@ let cuMemcpyAtoD$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoD(dstDevice: T.CUdeviceptr, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyAtoD');
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemcpyAtoD', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if (typeof srcArray !== 'number' || !(srcArray >= 0 && srcArray <= 9007199254740991) || srcArray % 1 !== 0) srcArray = addressArg('cuMemcpyAtoD', 'srcArray', srcArray, true) as typeof srcArray;
-  if (typeof srcOffset !== 'number' || !(srcOffset >= 0 && srcOffset <= 9007199254740991) || srcOffset % 1 !== 0) int64Arg('cuMemcpyAtoD', 'srcOffset', srcOffset, false);
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyAtoD', 'ByteCount', ByteCount, false);
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyAtoD', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof srcArray !== 'number' || !(srcArray >= 0 && srcArray <= 9007199254740991) || Math.floor(srcArray) !== srcArray) srcArray = addressArg('cuMemcpyAtoD', 'srcArray', srcArray, true) as typeof srcArray;
+  if (typeof srcOffset !== 'number' || !(srcOffset >= 0 && srcOffset <= 9007199254740991) || Math.floor(srcOffset) !== srcOffset) int64Arg('cuMemcpyAtoD', 'srcOffset', srcOffset, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyAtoD', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyAtoD$c ??= binder.native('cuMemcpyAtoD'))(dstDevice, srcArray, srcOffset, ByteCount);
   if (status !== 0) throw fail('cuMemcpyAtoD', status);
 }
@@ -91,11 +91,11 @@ let cuMemcpyAtoH$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoH(dstHost: T.Pointer, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyAtoH');
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyAtoH', 'ByteCount', ByteCount, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyAtoH', 'ByteCount', ByteCount, false);
   pointerArg('cuMemcpyAtoH', 'dstHost', dstHost, true, ByteCount);
-  if (typeof srcArray !== 'number' || !(srcArray >= 0 && srcArray <= 9007199254740991) || srcArray % 1 !== 0) srcArray = addressArg('cuMemcpyAtoH', 'srcArray', srcArray, true) as typeof srcArray;
-  if (typeof srcOffset !== 'number' || !(srcOffset >= 0 && srcOffset <= 9007199254740991) || srcOffset % 1 !== 0) int64Arg('cuMemcpyAtoH', 'srcOffset', srcOffset, false);
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyAtoH', 'ByteCount', ByteCount, false);
+  if (typeof srcArray !== 'number' || !(srcArray >= 0 && srcArray <= 9007199254740991) || Math.floor(srcArray) !== srcArray) srcArray = addressArg('cuMemcpyAtoH', 'srcArray', srcArray, true) as typeof srcArray;
+  if (typeof srcOffset !== 'number' || !(srcOffset >= 0 && srcOffset <= 9007199254740991) || Math.floor(srcOffset) !== srcOffset) int64Arg('cuMemcpyAtoH', 'srcOffset', srcOffset, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyAtoH', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyAtoH$c ??= binder.native('cuMemcpyAtoH'))(dstHost, srcArray, srcOffset, ByteCount);
   if (status !== 0) throw fail('cuMemcpyAtoH', status);
 }
@@ -108,12 +108,12 @@ let cuMemcpyAtoHAsync$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyAtoHAsync(dstHost: T.Pointer, srcArray: T.CUarray | null, srcOffset: T.Int64, ByteCount: T.Int64, hStream: T.CUstream | null): void {
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyAtoHAsync', 'ByteCount', ByteCount, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyAtoHAsync', 'ByteCount', ByteCount, false);
   pointerArg('cuMemcpyAtoHAsync', 'dstHost', dstHost, true, ByteCount);
-  if (typeof srcArray !== 'number' || !(srcArray >= 0 && srcArray <= 9007199254740991) || srcArray % 1 !== 0) srcArray = addressArg('cuMemcpyAtoHAsync', 'srcArray', srcArray, true) as typeof srcArray;
-  if (typeof srcOffset !== 'number' || !(srcOffset >= 0 && srcOffset <= 9007199254740991) || srcOffset % 1 !== 0) int64Arg('cuMemcpyAtoHAsync', 'srcOffset', srcOffset, false);
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyAtoHAsync', 'ByteCount', ByteCount, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyAtoHAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof srcArray !== 'number' || !(srcArray >= 0 && srcArray <= 9007199254740991) || Math.floor(srcArray) !== srcArray) srcArray = addressArg('cuMemcpyAtoHAsync', 'srcArray', srcArray, true) as typeof srcArray;
+  if (typeof srcOffset !== 'number' || !(srcOffset >= 0 && srcOffset <= 9007199254740991) || Math.floor(srcOffset) !== srcOffset) int64Arg('cuMemcpyAtoHAsync', 'srcOffset', srcOffset, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyAtoHAsync', 'ByteCount', ByteCount, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpyAtoHAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpyAtoHAsync$c ??= binder.native('cuMemcpyAtoHAsync'))(dstHost, srcArray, srcOffset, ByteCount, hStream);
   if (status !== 0) throw fail('cuMemcpyAtoHAsync', status);
 }
@@ -132,7 +132,7 @@ export function cuMemcpyBatchAsync(dsts: readonly (T.CUdeviceptr)[] | BigUint64A
   const sizes$ = scalarArrayArg('cuMemcpyBatchAsync', 'sizes', 'u64', sizes, false);
   const attrs$ = recordArrayArg('cuMemcpyBatchAsync', 'attrs', records.CUmemcpyAttributes_st(), attrs, false);
   const attrsIdxs$ = scalarArrayArg('cuMemcpyBatchAsync', 'attrsIdxs', 'u64', attrsIdxs, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyBatchAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpyBatchAsync', 'hStream', hStream, true) as typeof hStream;
   const count$n = sameLength('cuMemcpyBatchAsync', ['dsts', 'srcs', 'sizes'], [dsts$.count, srcs$.count, sizes$.count], [dsts !== null, srcs !== null, sizes !== null]);
   const numAttrs$n = sameLength('cuMemcpyBatchAsync', ['attrs', 'attrsIdxs'], [attrs$.count, attrsIdxs$.count], [attrs !== null, attrsIdxs !== null]);
   const status = (cuMemcpyBatchAsync$c ??= binder.native('cuMemcpyBatchAsync'))(dsts$.data, srcs$.data, sizes$.data, count$n, attrs$.bytes, attrsIdxs$.data, numAttrs$n, hStream);
@@ -147,10 +147,10 @@ let cuMemcpyDtoA$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyDtoA');
-  if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || dstArray % 1 !== 0) dstArray = addressArg('cuMemcpyDtoA', 'dstArray', dstArray, true) as typeof dstArray;
-  if (typeof dstOffset !== 'number' || !(dstOffset >= 0 && dstOffset <= 9007199254740991) || dstOffset % 1 !== 0) int64Arg('cuMemcpyDtoA', 'dstOffset', dstOffset, false);
-  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || srcDevice % 1 !== 0) srcDevice = addressArg('cuMemcpyDtoA', 'srcDevice', srcDevice, false) as typeof srcDevice;
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyDtoA', 'ByteCount', ByteCount, false);
+  if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || Math.floor(dstArray) !== dstArray) dstArray = addressArg('cuMemcpyDtoA', 'dstArray', dstArray, true) as typeof dstArray;
+  if (typeof dstOffset !== 'number' || !(dstOffset >= 0 && dstOffset <= 9007199254740991) || Math.floor(dstOffset) !== dstOffset) int64Arg('cuMemcpyDtoA', 'dstOffset', dstOffset, false);
+  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || Math.floor(srcDevice) !== srcDevice) srcDevice = addressArg('cuMemcpyDtoA', 'srcDevice', srcDevice, false) as typeof srcDevice;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyDtoA', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyDtoA$c ??= binder.native('cuMemcpyDtoA'))(dstArray, dstOffset, srcDevice, ByteCount);
   if (status !== 0) throw fail('cuMemcpyDtoA', status);
 }
@@ -162,9 +162,9 @@ let cuMemcpyDtoD$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoD(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyDtoD');
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemcpyDtoD', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || srcDevice % 1 !== 0) srcDevice = addressArg('cuMemcpyDtoD', 'srcDevice', srcDevice, false) as typeof srcDevice;
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyDtoD', 'ByteCount', ByteCount, false);
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyDtoD', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || Math.floor(srcDevice) !== srcDevice) srcDevice = addressArg('cuMemcpyDtoD', 'srcDevice', srcDevice, false) as typeof srcDevice;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyDtoD', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyDtoD$c ??= binder.native('cuMemcpyDtoD'))(dstDevice, srcDevice, ByteCount);
   if (status !== 0) throw fail('cuMemcpyDtoD', status);
 }
@@ -176,10 +176,10 @@ let cuMemcpyDtoDAsync$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoDAsync(dstDevice: T.CUdeviceptr, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemcpyDtoDAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || srcDevice % 1 !== 0) srcDevice = addressArg('cuMemcpyDtoDAsync', 'srcDevice', srcDevice, false) as typeof srcDevice;
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyDtoDAsync', 'ByteCount', ByteCount, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyDtoDAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyDtoDAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || Math.floor(srcDevice) !== srcDevice) srcDevice = addressArg('cuMemcpyDtoDAsync', 'srcDevice', srcDevice, false) as typeof srcDevice;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyDtoDAsync', 'ByteCount', ByteCount, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpyDtoDAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpyDtoDAsync$c ??= binder.native('cuMemcpyDtoDAsync'))(dstDevice, srcDevice, ByteCount, hStream);
   if (status !== 0) throw fail('cuMemcpyDtoDAsync', status);
 }
@@ -191,10 +191,10 @@ let cuMemcpyDtoH$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoH(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyDtoH');
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyDtoH', 'ByteCount', ByteCount, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyDtoH', 'ByteCount', ByteCount, false);
   pointerArg('cuMemcpyDtoH', 'dstHost', dstHost, true, ByteCount);
-  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || srcDevice % 1 !== 0) srcDevice = addressArg('cuMemcpyDtoH', 'srcDevice', srcDevice, false) as typeof srcDevice;
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyDtoH', 'ByteCount', ByteCount, false);
+  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || Math.floor(srcDevice) !== srcDevice) srcDevice = addressArg('cuMemcpyDtoH', 'srcDevice', srcDevice, false) as typeof srcDevice;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyDtoH', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyDtoH$c ??= binder.native('cuMemcpyDtoH'))(dstHost, srcDevice, ByteCount);
   if (status !== 0) throw fail('cuMemcpyDtoH', status);
 }
@@ -206,11 +206,11 @@ let cuMemcpyDtoHAsync$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyDtoHAsync(dstHost: T.Pointer, srcDevice: T.CUdeviceptr, ByteCount: T.Int64, hStream: T.CUstream | null): void {
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyDtoHAsync', 'ByteCount', ByteCount, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyDtoHAsync', 'ByteCount', ByteCount, false);
   pointerArg('cuMemcpyDtoHAsync', 'dstHost', dstHost, true, ByteCount);
-  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || srcDevice % 1 !== 0) srcDevice = addressArg('cuMemcpyDtoHAsync', 'srcDevice', srcDevice, false) as typeof srcDevice;
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyDtoHAsync', 'ByteCount', ByteCount, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyDtoHAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || Math.floor(srcDevice) !== srcDevice) srcDevice = addressArg('cuMemcpyDtoHAsync', 'srcDevice', srcDevice, false) as typeof srcDevice;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyDtoHAsync', 'ByteCount', ByteCount, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpyDtoHAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpyDtoHAsync$c ??= binder.native('cuMemcpyDtoHAsync'))(dstHost, srcDevice, ByteCount, hStream);
   if (status !== 0) throw fail('cuMemcpyDtoHAsync', status);
 }
@@ -223,11 +223,11 @@ let cuMemcpyHtoA$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoA(dstArray: T.CUarray | null, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyHtoA');
-  if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || dstArray % 1 !== 0) dstArray = addressArg('cuMemcpyHtoA', 'dstArray', dstArray, true) as typeof dstArray;
-  if (typeof dstOffset !== 'number' || !(dstOffset >= 0 && dstOffset <= 9007199254740991) || dstOffset % 1 !== 0) int64Arg('cuMemcpyHtoA', 'dstOffset', dstOffset, false);
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyHtoA', 'ByteCount', ByteCount, false);
+  if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || Math.floor(dstArray) !== dstArray) dstArray = addressArg('cuMemcpyHtoA', 'dstArray', dstArray, true) as typeof dstArray;
+  if (typeof dstOffset !== 'number' || !(dstOffset >= 0 && dstOffset <= 9007199254740991) || Math.floor(dstOffset) !== dstOffset) int64Arg('cuMemcpyHtoA', 'dstOffset', dstOffset, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyHtoA', 'ByteCount', ByteCount, false);
   pointerArg('cuMemcpyHtoA', 'srcHost', srcHost, true, ByteCount);
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyHtoA', 'ByteCount', ByteCount, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyHtoA', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyHtoA$c ??= binder.native('cuMemcpyHtoA'))(dstArray, dstOffset, srcHost, ByteCount);
   if (status !== 0) throw fail('cuMemcpyHtoA', status);
 }
@@ -240,12 +240,12 @@ let cuMemcpyHtoAAsync$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoAAsync(dstArray: T.CUarray | null, dstOffset: T.Int64, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream | null): void {
-  if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || dstArray % 1 !== 0) dstArray = addressArg('cuMemcpyHtoAAsync', 'dstArray', dstArray, true) as typeof dstArray;
-  if (typeof dstOffset !== 'number' || !(dstOffset >= 0 && dstOffset <= 9007199254740991) || dstOffset % 1 !== 0) int64Arg('cuMemcpyHtoAAsync', 'dstOffset', dstOffset, false);
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyHtoAAsync', 'ByteCount', ByteCount, false);
+  if (typeof dstArray !== 'number' || !(dstArray >= 0 && dstArray <= 9007199254740991) || Math.floor(dstArray) !== dstArray) dstArray = addressArg('cuMemcpyHtoAAsync', 'dstArray', dstArray, true) as typeof dstArray;
+  if (typeof dstOffset !== 'number' || !(dstOffset >= 0 && dstOffset <= 9007199254740991) || Math.floor(dstOffset) !== dstOffset) int64Arg('cuMemcpyHtoAAsync', 'dstOffset', dstOffset, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyHtoAAsync', 'ByteCount', ByteCount, false);
   pointerArg('cuMemcpyHtoAAsync', 'srcHost', srcHost, true, ByteCount);
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyHtoAAsync', 'ByteCount', ByteCount, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyHtoAAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyHtoAAsync', 'ByteCount', ByteCount, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpyHtoAAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpyHtoAAsync$c ??= binder.native('cuMemcpyHtoAAsync'))(dstArray, dstOffset, srcHost, ByteCount, hStream);
   if (status !== 0) throw fail('cuMemcpyHtoAAsync', status);
 }
@@ -257,10 +257,10 @@ let cuMemcpyHtoD$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoD(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyHtoD');
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemcpyHtoD', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyHtoD', 'ByteCount', ByteCount, false);
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyHtoD', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyHtoD', 'ByteCount', ByteCount, false);
   pointerArg('cuMemcpyHtoD', 'srcHost', srcHost, true, ByteCount);
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyHtoD', 'ByteCount', ByteCount, false);
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyHtoD', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyHtoD$c ??= binder.native('cuMemcpyHtoD'))(dstDevice, srcHost, ByteCount);
   if (status !== 0) throw fail('cuMemcpyHtoD', status);
 }
@@ -272,11 +272,11 @@ let cuMemcpyHtoDAsync$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyHtoDAsync(dstDevice: T.CUdeviceptr, srcHost: T.Pointer, ByteCount: T.Int64, hStream: T.CUstream | null): void {
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemcpyHtoDAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyHtoDAsync', 'ByteCount', ByteCount, false);
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyHtoDAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyHtoDAsync', 'ByteCount', ByteCount, false);
   pointerArg('cuMemcpyHtoDAsync', 'srcHost', srcHost, true, ByteCount);
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyHtoDAsync', 'ByteCount', ByteCount, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyHtoDAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyHtoDAsync', 'ByteCount', ByteCount, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpyHtoDAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpyHtoDAsync$c ??= binder.native('cuMemcpyHtoDAsync'))(dstDevice, srcHost, ByteCount, hStream);
   if (status !== 0) throw fail('cuMemcpyHtoDAsync', status);
 }
@@ -290,11 +290,11 @@ let cuMemcpyPeer$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyPeer(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext | null, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext | null, ByteCount: T.Int64): void {
   assertMayBlock('cuMemcpyPeer');
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemcpyPeer', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if (typeof dstContext !== 'number' || !(dstContext >= 0 && dstContext <= 9007199254740991) || dstContext % 1 !== 0) dstContext = addressArg('cuMemcpyPeer', 'dstContext', dstContext, true) as typeof dstContext;
-  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || srcDevice % 1 !== 0) srcDevice = addressArg('cuMemcpyPeer', 'srcDevice', srcDevice, false) as typeof srcDevice;
-  if (typeof srcContext !== 'number' || !(srcContext >= 0 && srcContext <= 9007199254740991) || srcContext % 1 !== 0) srcContext = addressArg('cuMemcpyPeer', 'srcContext', srcContext, true) as typeof srcContext;
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyPeer', 'ByteCount', ByteCount, false);
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyPeer', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstContext !== 'number' || !(dstContext >= 0 && dstContext <= 9007199254740991) || Math.floor(dstContext) !== dstContext) dstContext = addressArg('cuMemcpyPeer', 'dstContext', dstContext, true) as typeof dstContext;
+  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || Math.floor(srcDevice) !== srcDevice) srcDevice = addressArg('cuMemcpyPeer', 'srcDevice', srcDevice, false) as typeof srcDevice;
+  if (typeof srcContext !== 'number' || !(srcContext >= 0 && srcContext <= 9007199254740991) || Math.floor(srcContext) !== srcContext) srcContext = addressArg('cuMemcpyPeer', 'srcContext', srcContext, true) as typeof srcContext;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyPeer', 'ByteCount', ByteCount, false);
   const status = (cuMemcpyPeer$c ??= binder.native('cuMemcpyPeer'))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
   if (status !== 0) throw fail('cuMemcpyPeer', status);
 }
@@ -308,12 +308,12 @@ let cuMemcpyPeerAsync$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpyPeerAsync(dstDevice: T.CUdeviceptr, dstContext: T.CUcontext | null, srcDevice: T.CUdeviceptr, srcContext: T.CUcontext | null, ByteCount: T.Int64, hStream: T.CUstream | null): void {
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemcpyPeerAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if (typeof dstContext !== 'number' || !(dstContext >= 0 && dstContext <= 9007199254740991) || dstContext % 1 !== 0) dstContext = addressArg('cuMemcpyPeerAsync', 'dstContext', dstContext, true) as typeof dstContext;
-  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || srcDevice % 1 !== 0) srcDevice = addressArg('cuMemcpyPeerAsync', 'srcDevice', srcDevice, false) as typeof srcDevice;
-  if (typeof srcContext !== 'number' || !(srcContext >= 0 && srcContext <= 9007199254740991) || srcContext % 1 !== 0) srcContext = addressArg('cuMemcpyPeerAsync', 'srcContext', srcContext, true) as typeof srcContext;
-  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || ByteCount % 1 !== 0) int64Arg('cuMemcpyPeerAsync', 'ByteCount', ByteCount, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpyPeerAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemcpyPeerAsync', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstContext !== 'number' || !(dstContext >= 0 && dstContext <= 9007199254740991) || Math.floor(dstContext) !== dstContext) dstContext = addressArg('cuMemcpyPeerAsync', 'dstContext', dstContext, true) as typeof dstContext;
+  if (typeof srcDevice !== 'number' || !(srcDevice >= 0 && srcDevice <= 9007199254740991) || Math.floor(srcDevice) !== srcDevice) srcDevice = addressArg('cuMemcpyPeerAsync', 'srcDevice', srcDevice, false) as typeof srcDevice;
+  if (typeof srcContext !== 'number' || !(srcContext >= 0 && srcContext <= 9007199254740991) || Math.floor(srcContext) !== srcContext) srcContext = addressArg('cuMemcpyPeerAsync', 'srcContext', srcContext, true) as typeof srcContext;
+  if (typeof ByteCount !== 'number' || !(ByteCount >= 0 && ByteCount <= 9007199254740991) || Math.floor(ByteCount) !== ByteCount) int64Arg('cuMemcpyPeerAsync', 'ByteCount', ByteCount, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpyPeerAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpyPeerAsync$c ??= binder.native('cuMemcpyPeerAsync'))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
   if (status !== 0) throw fail('cuMemcpyPeerAsync', status);
 }

@@ -25,7 +25,7 @@ let cuMemcpy2DAsync$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy2DAsync(pCopy: T.CUDA_MEMCPY2D_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy2DAsync', 'pCopy', records.CUDA_MEMCPY2D_st(), pCopy, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpy2DAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpy2DAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpy2DAsync$c ??= binder.native('cuMemcpy2DAsync'))(pCopy$, hStream);
   if (status !== 0) throw fail('cuMemcpy2DAsync', status);
 }
@@ -56,7 +56,7 @@ let cuMemcpy3DAsync$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DAsync(pCopy: T.CUDA_MEMCPY3D_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy3DAsync', 'pCopy', records.CUDA_MEMCPY3D_st(), pCopy, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpy3DAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpy3DAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpy3DAsync$c ??= binder.native('cuMemcpy3DAsync'))(pCopy$, hStream);
   if (status !== 0) throw fail('cuMemcpy3DAsync', status);
 }
@@ -68,10 +68,10 @@ let cuMemcpy3DBatchAsync$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 13.0, driver ≥ 580. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DBatchAsync(numOps: T.Int64, opList: T.Pointer, flags: T.Int64, hStream: T.CUstream | null): void {
-  if (typeof numOps !== 'number' || !(numOps >= 0 && numOps <= 9007199254740991) || numOps % 1 !== 0) int64Arg('cuMemcpy3DBatchAsync', 'numOps', numOps, false);
+  if (typeof numOps !== 'number' || !(numOps >= 0 && numOps <= 9007199254740991) || Math.floor(numOps) !== numOps) int64Arg('cuMemcpy3DBatchAsync', 'numOps', numOps, false);
   pointerArg('cuMemcpy3DBatchAsync', 'opList', opList, true);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cuMemcpy3DBatchAsync', 'flags', flags, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpy3DBatchAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cuMemcpy3DBatchAsync', 'flags', flags, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpy3DBatchAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpy3DBatchAsync$c ??= binder.native('cuMemcpy3DBatchAsync'))(numOps, opList, flags, hStream);
   if (status !== 0) throw fail('cuMemcpy3DBatchAsync', status);
 }
@@ -92,7 +92,7 @@ let cuMemcpy3DPeerAsync$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 4.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemcpy3DPeerAsync(pCopy: T.CUDA_MEMCPY3D_PEER_st | Uint8Array, hStream: T.CUstream | null): void {
   const pCopy$ = recordArg('cuMemcpy3DPeerAsync', 'pCopy', records.CUDA_MEMCPY3D_PEER_st(), pCopy, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemcpy3DPeerAsync', 'hStream', hStream, true) as typeof hStream;
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemcpy3DPeerAsync', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemcpy3DPeerAsync$c ??= binder.native('cuMemcpy3DPeerAsync'))(pCopy$, hStream);
   if (status !== 0) throw fail('cuMemcpy3DPeerAsync', status);
 }

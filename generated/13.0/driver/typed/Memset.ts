@@ -16,9 +16,9 @@ let cuMemsetD16$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD16(dstDevice: T.CUdeviceptr, us: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD16');
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD16', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD16', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof us !== 'number' || (us & 0xffff) !== us) throw intError('cuMemsetD16', 'us', 'u16', us);
-  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD16', 'N', N, false);
+  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || Math.floor(N) !== N) int64Arg('cuMemsetD16', 'N', N, false);
   const status = (cuMemsetD16$c ??= binder.native('cuMemsetD16'))(dstDevice, us, N);
   if (status !== 0) throw fail('cuMemsetD16', status);
 }
@@ -30,10 +30,10 @@ let cuMemsetD16Async$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD16Async(dstDevice: T.CUdeviceptr, us: number, N: T.Int64, hStream: T.CUstream | null): void {
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD16Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD16Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof us !== 'number' || (us & 0xffff) !== us) throw intError('cuMemsetD16Async', 'us', 'u16', us);
-  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD16Async', 'N', N, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD16Async', 'hStream', hStream, true) as typeof hStream;
+  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || Math.floor(N) !== N) int64Arg('cuMemsetD16Async', 'N', N, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemsetD16Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD16Async$c ??= binder.native('cuMemsetD16Async'))(dstDevice, us, N, hStream);
   if (status !== 0) throw fail('cuMemsetD16Async', status);
 }
@@ -47,11 +47,11 @@ let cuMemsetD2D16$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D16(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D16');
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D16', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D16', 'dstPitch', dstPitch, false);
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D16', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || Math.floor(dstPitch) !== dstPitch) int64Arg('cuMemsetD2D16', 'dstPitch', dstPitch, false);
   if (typeof us !== 'number' || (us & 0xffff) !== us) throw intError('cuMemsetD2D16', 'us', 'u16', us);
-  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D16', 'Width', Width, false);
-  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D16', 'Height', Height, false);
+  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Math.floor(Width) !== Width) int64Arg('cuMemsetD2D16', 'Width', Width, false);
+  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Math.floor(Height) !== Height) int64Arg('cuMemsetD2D16', 'Height', Height, false);
   const status = (cuMemsetD2D16$c ??= binder.native('cuMemsetD2D16'))(dstDevice, dstPitch, us, Width, Height);
   if (status !== 0) throw fail('cuMemsetD2D16', status);
 }
@@ -65,12 +65,12 @@ let cuMemsetD2D16Async$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D16Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, us: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D16Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D16Async', 'dstPitch', dstPitch, false);
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D16Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || Math.floor(dstPitch) !== dstPitch) int64Arg('cuMemsetD2D16Async', 'dstPitch', dstPitch, false);
   if (typeof us !== 'number' || (us & 0xffff) !== us) throw intError('cuMemsetD2D16Async', 'us', 'u16', us);
-  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D16Async', 'Width', Width, false);
-  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D16Async', 'Height', Height, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD2D16Async', 'hStream', hStream, true) as typeof hStream;
+  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Math.floor(Width) !== Width) int64Arg('cuMemsetD2D16Async', 'Width', Width, false);
+  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Math.floor(Height) !== Height) int64Arg('cuMemsetD2D16Async', 'Height', Height, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemsetD2D16Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD2D16Async$c ??= binder.native('cuMemsetD2D16Async'))(dstDevice, dstPitch, us, Width, Height, hStream);
   if (status !== 0) throw fail('cuMemsetD2D16Async', status);
 }
@@ -84,11 +84,11 @@ let cuMemsetD2D32$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D32(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D32');
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D32', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D32', 'dstPitch', dstPitch, false);
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D32', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || Math.floor(dstPitch) !== dstPitch) int64Arg('cuMemsetD2D32', 'dstPitch', dstPitch, false);
   if (typeof ui !== 'number' || (ui >>> 0) !== ui) throw intError('cuMemsetD2D32', 'ui', 'u32', ui);
-  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D32', 'Width', Width, false);
-  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D32', 'Height', Height, false);
+  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Math.floor(Width) !== Width) int64Arg('cuMemsetD2D32', 'Width', Width, false);
+  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Math.floor(Height) !== Height) int64Arg('cuMemsetD2D32', 'Height', Height, false);
   const status = (cuMemsetD2D32$c ??= binder.native('cuMemsetD2D32'))(dstDevice, dstPitch, ui, Width, Height);
   if (status !== 0) throw fail('cuMemsetD2D32', status);
 }
@@ -102,12 +102,12 @@ let cuMemsetD2D32Async$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D32Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, ui: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D32Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D32Async', 'dstPitch', dstPitch, false);
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D32Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || Math.floor(dstPitch) !== dstPitch) int64Arg('cuMemsetD2D32Async', 'dstPitch', dstPitch, false);
   if (typeof ui !== 'number' || (ui >>> 0) !== ui) throw intError('cuMemsetD2D32Async', 'ui', 'u32', ui);
-  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D32Async', 'Width', Width, false);
-  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D32Async', 'Height', Height, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD2D32Async', 'hStream', hStream, true) as typeof hStream;
+  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Math.floor(Width) !== Width) int64Arg('cuMemsetD2D32Async', 'Width', Width, false);
+  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Math.floor(Height) !== Height) int64Arg('cuMemsetD2D32Async', 'Height', Height, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemsetD2D32Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD2D32Async$c ??= binder.native('cuMemsetD2D32Async'))(dstDevice, dstPitch, ui, Width, Height, hStream);
   if (status !== 0) throw fail('cuMemsetD2D32Async', status);
 }
@@ -121,11 +121,11 @@ let cuMemsetD2D8$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D8(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64): void {
   assertMayBlock('cuMemsetD2D8');
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D8', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D8', 'dstPitch', dstPitch, false);
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D8', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || Math.floor(dstPitch) !== dstPitch) int64Arg('cuMemsetD2D8', 'dstPitch', dstPitch, false);
   if (typeof uc !== 'number' || (uc & 0xff) !== uc) throw intError('cuMemsetD2D8', 'uc', 'u8', uc);
-  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D8', 'Width', Width, false);
-  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D8', 'Height', Height, false);
+  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Math.floor(Width) !== Width) int64Arg('cuMemsetD2D8', 'Width', Width, false);
+  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Math.floor(Height) !== Height) int64Arg('cuMemsetD2D8', 'Height', Height, false);
   const status = (cuMemsetD2D8$c ??= binder.native('cuMemsetD2D8'))(dstDevice, dstPitch, uc, Width, Height);
   if (status !== 0) throw fail('cuMemsetD2D8', status);
 }
@@ -139,12 +139,12 @@ let cuMemsetD2D8Async$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD2D8Async(dstDevice: T.CUdeviceptr, dstPitch: T.Int64, uc: number, Width: T.Int64, Height: T.Int64, hStream: T.CUstream | null): void {
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD2D8Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
-  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || dstPitch % 1 !== 0) int64Arg('cuMemsetD2D8Async', 'dstPitch', dstPitch, false);
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD2D8Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstPitch !== 'number' || !(dstPitch >= 0 && dstPitch <= 9007199254740991) || Math.floor(dstPitch) !== dstPitch) int64Arg('cuMemsetD2D8Async', 'dstPitch', dstPitch, false);
   if (typeof uc !== 'number' || (uc & 0xff) !== uc) throw intError('cuMemsetD2D8Async', 'uc', 'u8', uc);
-  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Width % 1 !== 0) int64Arg('cuMemsetD2D8Async', 'Width', Width, false);
-  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Height % 1 !== 0) int64Arg('cuMemsetD2D8Async', 'Height', Height, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD2D8Async', 'hStream', hStream, true) as typeof hStream;
+  if (typeof Width !== 'number' || !(Width >= 0 && Width <= 9007199254740991) || Math.floor(Width) !== Width) int64Arg('cuMemsetD2D8Async', 'Width', Width, false);
+  if (typeof Height !== 'number' || !(Height >= 0 && Height <= 9007199254740991) || Math.floor(Height) !== Height) int64Arg('cuMemsetD2D8Async', 'Height', Height, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemsetD2D8Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD2D8Async$c ??= binder.native('cuMemsetD2D8Async'))(dstDevice, dstPitch, uc, Width, Height, hStream);
   if (status !== 0) throw fail('cuMemsetD2D8Async', status);
 }
@@ -156,9 +156,9 @@ let cuMemsetD32$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD32(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD32');
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD32', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD32', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof ui !== 'number' || (ui >>> 0) !== ui) throw intError('cuMemsetD32', 'ui', 'u32', ui);
-  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD32', 'N', N, false);
+  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || Math.floor(N) !== N) int64Arg('cuMemsetD32', 'N', N, false);
   const status = (cuMemsetD32$c ??= binder.native('cuMemsetD32'))(dstDevice, ui, N);
   if (status !== 0) throw fail('cuMemsetD32', status);
 }
@@ -170,10 +170,10 @@ let cuMemsetD32Async$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD32Async(dstDevice: T.CUdeviceptr, ui: number, N: T.Int64, hStream: T.CUstream | null): void {
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD32Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD32Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof ui !== 'number' || (ui >>> 0) !== ui) throw intError('cuMemsetD32Async', 'ui', 'u32', ui);
-  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD32Async', 'N', N, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD32Async', 'hStream', hStream, true) as typeof hStream;
+  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || Math.floor(N) !== N) int64Arg('cuMemsetD32Async', 'N', N, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemsetD32Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD32Async$c ??= binder.native('cuMemsetD32Async'))(dstDevice, ui, N, hStream);
   if (status !== 0) throw fail('cuMemsetD32Async', status);
 }
@@ -185,9 +185,9 @@ let cuMemsetD8$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD8(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64): void {
   assertMayBlock('cuMemsetD8');
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD8', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD8', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof uc !== 'number' || (uc & 0xff) !== uc) throw intError('cuMemsetD8', 'uc', 'u8', uc);
-  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD8', 'N', N, false);
+  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || Math.floor(N) !== N) int64Arg('cuMemsetD8', 'N', N, false);
   const status = (cuMemsetD8$c ??= binder.native('cuMemsetD8'))(dstDevice, uc, N);
   if (status !== 0) throw fail('cuMemsetD8', status);
 }
@@ -199,10 +199,10 @@ let cuMemsetD8Async$c: NativeFunction | undefined;
  * @param hStream in `CUstream`.
  * @remarks ABI of CUDA 3.2. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMemsetD8Async(dstDevice: T.CUdeviceptr, uc: number, N: T.Int64, hStream: T.CUstream | null): void {
-  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || dstDevice % 1 !== 0) dstDevice = addressArg('cuMemsetD8Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
+  if (typeof dstDevice !== 'number' || !(dstDevice >= 0 && dstDevice <= 9007199254740991) || Math.floor(dstDevice) !== dstDevice) dstDevice = addressArg('cuMemsetD8Async', 'dstDevice', dstDevice, false) as typeof dstDevice;
   if (typeof uc !== 'number' || (uc & 0xff) !== uc) throw intError('cuMemsetD8Async', 'uc', 'u8', uc);
-  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || N % 1 !== 0) int64Arg('cuMemsetD8Async', 'N', N, false);
-  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || hStream % 1 !== 0) hStream = addressArg('cuMemsetD8Async', 'hStream', hStream, true) as typeof hStream;
+  if (typeof N !== 'number' || !(N >= 0 && N <= 9007199254740991) || Math.floor(N) !== N) int64Arg('cuMemsetD8Async', 'N', N, false);
+  if (typeof hStream !== 'number' || !(hStream >= 0 && hStream <= 9007199254740991) || Math.floor(hStream) !== hStream) hStream = addressArg('cuMemsetD8Async', 'hStream', hStream, true) as typeof hStream;
   const status = (cuMemsetD8Async$c ??= binder.native('cuMemsetD8Async'))(dstDevice, uc, N, hStream);
   if (status !== 0) throw fail('cuMemsetD8Async', status);
 }

@@ -41,7 +41,7 @@ let cuMipmappedArrayDestroy$c: NativeFunction | undefined;
  * @param hMipmappedArray in `CUmipmappedArray`.
  * @remarks ABI of CUDA 5.0. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayDestroy(hMipmappedArray: T.CUmipmappedArray | null): void {
-  if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || hMipmappedArray % 1 !== 0) hMipmappedArray = addressArg('cuMipmappedArrayDestroy', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
+  if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || Math.floor(hMipmappedArray) !== hMipmappedArray) hMipmappedArray = addressArg('cuMipmappedArrayDestroy', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
   const status = (cuMipmappedArrayDestroy$c ??= binder.native('cuMipmappedArrayDestroy'))(hMipmappedArray);
   if (status !== 0) throw fail('cuMipmappedArrayDestroy', status);
 }
@@ -62,7 +62,7 @@ function bind$cuMipmappedArrayGetLevel(): typeof cuMipmappedArrayGetLevel {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuMipmappedArrayGetLevel(hMipmappedArray, level) {
     s$f64[0] = 0;
-    if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || hMipmappedArray % 1 !== 0) hMipmappedArray = addressArg('cuMipmappedArrayGetLevel', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
+    if (typeof hMipmappedArray !== 'number' || !(hMipmappedArray >= 0 && hMipmappedArray <= 9007199254740991) || Math.floor(hMipmappedArray) !== hMipmappedArray) hMipmappedArray = addressArg('cuMipmappedArrayGetLevel', 'hMipmappedArray', hMipmappedArray, true) as typeof hMipmappedArray;
     if (typeof level !== 'number' || (level >>> 0) !== level) throw intError('cuMipmappedArrayGetLevel', 'level', 'u32', level);
     const status = (native$ ??= binder.native('cuMipmappedArrayGetLevel'))(s$bytes, hMipmappedArray, level);
     if (status !== 0) throw fail('cuMipmappedArrayGetLevel', status);
@@ -81,7 +81,7 @@ let cuMipmappedArrayGetMemoryRequirements$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.6, driver ≥ 510. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetMemoryRequirements(mipmap: T.CUmipmappedArray | null, device: number): T.CUDA_ARRAY_MEMORY_REQUIREMENTS_st {
   const memoryRequirements$ = new Uint8Array(32);
-  if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || mipmap % 1 !== 0) mipmap = addressArg('cuMipmappedArrayGetMemoryRequirements', 'mipmap', mipmap, true) as typeof mipmap;
+  if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || Math.floor(mipmap) !== mipmap) mipmap = addressArg('cuMipmappedArrayGetMemoryRequirements', 'mipmap', mipmap, true) as typeof mipmap;
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cuMipmappedArrayGetMemoryRequirements', 'device', 'i32', device);
   const status = (cuMipmappedArrayGetMemoryRequirements$c ??= binder.native('cuMipmappedArrayGetMemoryRequirements'))(memoryRequirements$, mipmap, device);
   if (status !== 0) throw fail('cuMipmappedArrayGetMemoryRequirements', status);
@@ -94,7 +94,7 @@ let cuMipmappedArrayGetSparseProperties$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 11.1, driver ≥ 455. [NVIDIA group `CUDA_MEM`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html). */
 export function cuMipmappedArrayGetSparseProperties(mipmap: T.CUmipmappedArray | null): T.CUDA_ARRAY_SPARSE_PROPERTIES_st {
   const sparseProperties$ = new Uint8Array(48);
-  if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || mipmap % 1 !== 0) mipmap = addressArg('cuMipmappedArrayGetSparseProperties', 'mipmap', mipmap, true) as typeof mipmap;
+  if (typeof mipmap !== 'number' || !(mipmap >= 0 && mipmap <= 9007199254740991) || Math.floor(mipmap) !== mipmap) mipmap = addressArg('cuMipmappedArrayGetSparseProperties', 'mipmap', mipmap, true) as typeof mipmap;
   const status = (cuMipmappedArrayGetSparseProperties$c ??= binder.native('cuMipmappedArrayGetSparseProperties'))(sparseProperties$, mipmap);
   if (status !== 0) throw fail('cuMipmappedArrayGetSparseProperties', status);
   return decodeRecord<T.CUDA_ARRAY_SPARSE_PROPERTIES_st>(records.CUDA_ARRAY_SPARSE_PROPERTIES_st(), sparseProperties$);
@@ -107,7 +107,7 @@ let cuModuleEnumerateFunctions$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 12.4, driver ≥ 550. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleEnumerateFunctions(numFunctions: number, mod: T.CUmodule | null): T.CUfunction[] {
   if (typeof numFunctions !== 'number' || (numFunctions >>> 0) !== numFunctions) throw intError('cuModuleEnumerateFunctions', 'numFunctions', 'u32', numFunctions);
-  if (typeof mod !== 'number' || !(mod >= 0 && mod <= 9007199254740991) || mod % 1 !== 0) mod = addressArg('cuModuleEnumerateFunctions', 'mod', mod, true) as typeof mod;
+  if (typeof mod !== 'number' || !(mod >= 0 && mod <= 9007199254740991) || Math.floor(mod) !== mod) mod = addressArg('cuModuleEnumerateFunctions', 'mod', mod, true) as typeof mod;
   const functions$ = new BigUint64Array(Math.max(1, allocLength('cuModuleEnumerateFunctions', 'numFunctions', numFunctions)));
   const status = (cuModuleEnumerateFunctions$c ??= binder.native('cuModuleEnumerateFunctions'))(functions$, numFunctions, mod);
   if (status !== 0) throw fail('cuModuleEnumerateFunctions', status);
@@ -131,7 +131,7 @@ function bind$cuModuleGetFunction(): typeof cuModuleGetFunction {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuModuleGetFunction(hmod, name) {
     s$f64[0] = 0;
-    if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetFunction', 'hmod', hmod, true) as typeof hmod;
+    if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || Math.floor(hmod) !== hmod) hmod = addressArg('cuModuleGetFunction', 'hmod', hmod, true) as typeof hmod;
     if (typeof name !== 'string') throw argError('cuModuleGetFunction', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cuModuleGetFunction'))(s$bytes, hmod, name);
     if (status !== 0) throw fail('cuModuleGetFunction', status);
@@ -157,7 +157,7 @@ function bind$cuModuleGetFunctionCount(): typeof cuModuleGetFunctionCount {
   let native$: NativeFunction | undefined;
   return function cuModuleGetFunctionCount(mod) {
     s$f64[0] = 0;
-    if (typeof mod !== 'number' || !(mod >= 0 && mod <= 9007199254740991) || mod % 1 !== 0) mod = addressArg('cuModuleGetFunctionCount', 'mod', mod, true) as typeof mod;
+    if (typeof mod !== 'number' || !(mod >= 0 && mod <= 9007199254740991) || Math.floor(mod) !== mod) mod = addressArg('cuModuleGetFunctionCount', 'mod', mod, true) as typeof mod;
     const status = (native$ ??= binder.native('cuModuleGetFunctionCount'))(s$bytes, mod);
     if (status !== 0) throw fail('cuModuleGetFunctionCount', status);
     return s$u32[0];
@@ -181,7 +181,7 @@ function bind$cuModuleGetGlobal(): typeof cuModuleGetGlobal {
   return function cuModuleGetGlobal(hmod, name) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetGlobal', 'hmod', hmod, true) as typeof hmod;
+    if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || Math.floor(hmod) !== hmod) hmod = addressArg('cuModuleGetGlobal', 'hmod', hmod, true) as typeof hmod;
     if (typeof name !== 'string') throw argError('cuModuleGetGlobal', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cuModuleGetGlobal'))(s$slot0, s$slot1, hmod, name);
     if (status !== 0) throw fail('cuModuleGetGlobal', status);
@@ -225,7 +225,7 @@ function bind$cuModuleGetSurfRef(): typeof cuModuleGetSurfRef {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuModuleGetSurfRef(hmod, name) {
     s$f64[0] = 0;
-    if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetSurfRef', 'hmod', hmod, true) as typeof hmod;
+    if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || Math.floor(hmod) !== hmod) hmod = addressArg('cuModuleGetSurfRef', 'hmod', hmod, true) as typeof hmod;
     if (typeof name !== 'string') throw argError('cuModuleGetSurfRef', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cuModuleGetSurfRef'))(s$bytes, hmod, name);
     if (status !== 0) throw fail('cuModuleGetSurfRef', status);
@@ -254,7 +254,7 @@ function bind$cuModuleGetTexRef(): typeof cuModuleGetTexRef {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cuModuleGetTexRef(hmod, name) {
     s$f64[0] = 0;
-    if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleGetTexRef', 'hmod', hmod, true) as typeof hmod;
+    if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || Math.floor(hmod) !== hmod) hmod = addressArg('cuModuleGetTexRef', 'hmod', hmod, true) as typeof hmod;
     if (typeof name !== 'string') throw argError('cuModuleGetTexRef', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cuModuleGetTexRef'))(s$bytes, hmod, name);
     if (status !== 0) throw fail('cuModuleGetTexRef', status);
@@ -380,7 +380,7 @@ let cuModuleUnload$c: NativeFunction | undefined;
  * @param hmod in `CUmodule`.
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_MODULE`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html). */
 export function cuModuleUnload(hmod: T.CUmodule | null): void {
-  if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || hmod % 1 !== 0) hmod = addressArg('cuModuleUnload', 'hmod', hmod, true) as typeof hmod;
+  if (typeof hmod !== 'number' || !(hmod >= 0 && hmod <= 9007199254740991) || Math.floor(hmod) !== hmod) hmod = addressArg('cuModuleUnload', 'hmod', hmod, true) as typeof hmod;
   const status = (cuModuleUnload$c ??= binder.native('cuModuleUnload'))(hmod);
   if (status !== 0) throw fail('cuModuleUnload', status);
 }

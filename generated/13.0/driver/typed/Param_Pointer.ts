@@ -15,7 +15,7 @@ let cuParamSetSize$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetSize(hfunc: T.CUfunction | null, numbytes: number): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetSize', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetSize', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof numbytes !== 'number' || (numbytes >>> 0) !== numbytes) throw intError('cuParamSetSize', 'numbytes', 'u32', numbytes);
   const status = (cuParamSetSize$c ??= binder.native('cuParamSetSize'))(hfunc, numbytes);
   if (status !== 0) throw fail('cuParamSetSize', status);
@@ -28,9 +28,9 @@ let cuParamSetTexRef$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetTexRef(hfunc: T.CUfunction | null, texunit: number, hTexRef: T.CUtexref | null): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetTexRef', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetTexRef', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof texunit !== 'number' || (texunit | 0) !== texunit) throw intError('cuParamSetTexRef', 'texunit', 'i32', texunit);
-  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || hTexRef % 1 !== 0) hTexRef = addressArg('cuParamSetTexRef', 'hTexRef', hTexRef, true) as typeof hTexRef;
+  if (typeof hTexRef !== 'number' || !(hTexRef >= 0 && hTexRef <= 9007199254740991) || Math.floor(hTexRef) !== hTexRef) hTexRef = addressArg('cuParamSetTexRef', 'hTexRef', hTexRef, true) as typeof hTexRef;
   const status = (cuParamSetTexRef$c ??= binder.native('cuParamSetTexRef'))(hfunc, texunit, hTexRef);
   if (status !== 0) throw fail('cuParamSetTexRef', status);
 }
@@ -42,7 +42,7 @@ let cuParamSetf$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetf(hfunc: T.CUfunction | null, offset: number, value: number): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetf', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetf', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSetf', 'offset', 'i32', offset);
   if (typeof value !== 'number') throw argError('cuParamSetf', 'value', 'a number', value);
   const status = (cuParamSetf$c ??= binder.native('cuParamSetf'))(hfunc, offset, value);
@@ -56,7 +56,7 @@ let cuParamSeti$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSeti(hfunc: T.CUfunction | null, offset: number, value: number): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSeti', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSeti', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSeti', 'offset', 'i32', offset);
   if (typeof value !== 'number' || (value >>> 0) !== value) throw intError('cuParamSeti', 'value', 'u32', value);
   const status = (cuParamSeti$c ??= binder.native('cuParamSeti'))(hfunc, offset, value);
@@ -71,7 +71,7 @@ let cuParamSetv$c: NativeFunction | undefined;
  * @remarks ABI of CUDA 2.0. [NVIDIA group `CUDA_EXEC_DEPRECATED`](https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC__DEPRECATED.html).
  * @deprecated The headers mark it deprecated. */
 export function cuParamSetv(hfunc: T.CUfunction | null, offset: number, ptr: T.Pointer, numbytes: number): void {
-  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || hfunc % 1 !== 0) hfunc = addressArg('cuParamSetv', 'hfunc', hfunc, true) as typeof hfunc;
+  if (typeof hfunc !== 'number' || !(hfunc >= 0 && hfunc <= 9007199254740991) || Math.floor(hfunc) !== hfunc) hfunc = addressArg('cuParamSetv', 'hfunc', hfunc, true) as typeof hfunc;
   if (typeof offset !== 'number' || (offset | 0) !== offset) throw intError('cuParamSetv', 'offset', 'i32', offset);
   pointerArg('cuParamSetv', 'ptr', ptr, true);
   if (typeof numbytes !== 'number' || (numbytes >>> 0) !== numbytes) throw intError('cuParamSetv', 'numbytes', 'u32', numbytes);
@@ -87,7 +87,7 @@ let cuPointerGetAttribute$c: NativeFunction | undefined;
 export function cuPointerGetAttribute(attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool {
   const data$ = new Uint8Array(16);
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuPointerGetAttribute', 'attribute', 'i32', attribute);
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuPointerGetAttribute', 'ptr', ptr, false) as typeof ptr;
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuPointerGetAttribute', 'ptr', ptr, false) as typeof ptr;
   const status = (cuPointerGetAttribute$c ??= binder.native('cuPointerGetAttribute'))(data$, attribute, ptr);
   if (status !== 0) throw fail('cuPointerGetAttribute', status);
   function attrDecode(a: number, cell: Uint8Array): T.CUcontext | number | T.CUdeviceptr | T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st | boolean | bigint | T.CUmemoryPool { const v = new DataView(cell.buffer, cell.byteOffset, cell.byteLength); void v; switch (a) { case 1: return Number(v.getBigUint64(0, true)) as T.CUcontext; case 2: return v.getUint32(0, true); case 3: return Number(v.getBigUint64(0, true)) as T.CUdeviceptr; case 4: return Number(v.getBigUint64(0, true)); case 5: return decodeRecord<T.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st>(records.CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st(), cell); case 6: return cell[0] !== 0; case 7: return v.getBigUint64(0, true); case 8: return cell[0] !== 0; case 9: return v.getInt32(0, true); case 10: return cell[0] !== 0; case 11: return Number(v.getBigUint64(0, true)) as T.CUdeviceptr; case 12: return Number(v.getBigUint64(0, true)); case 13: return cell[0] !== 0; case 14: return v.getBigUint64(0, true); case 15: return cell[0] !== 0; case 16: return v.getUint32(0, true); case 17: return Number(v.getBigUint64(0, true)) as T.CUmemoryPool; case 18: return Number(v.getBigUint64(0, true)); case 19: return Number(v.getBigUint64(0, true)); case 20: return v.getBigUint64(0, true); case 21: return cell[0] !== 0; default: throw new RangeError(`cuPointerGetAttribute: attribute ${a} has no known value type`); } }
@@ -104,7 +104,7 @@ export function cuPointerGetAttributes(attributes: readonly (T.CUpointer_attribu
   const data$cells = new Uint8Array(Math.max(1, attributes$.count) * 16);
   const data$ = new BigUint64Array(Math.max(1, attributes$.count));
   { const base = BigInt(addressOf(data$cells)); for (let k = 0; k < attributes$.count; k++) data$[k] = base + BigInt(16 * k); }
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuPointerGetAttributes', 'ptr', ptr, false) as typeof ptr;
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuPointerGetAttributes', 'ptr', ptr, false) as typeof ptr;
   const numAttributes$n = attributes$.count;
   const status = (cuPointerGetAttributes$c ??= binder.native('cuPointerGetAttributes'))(numAttributes$n, attributes$.data, data$, ptr);
   if (status !== 0) throw fail('cuPointerGetAttributes', status);
@@ -120,7 +120,7 @@ let cuPointerSetAttribute$c: NativeFunction | undefined;
 export function cuPointerSetAttribute(value: T.CUcontext | number | T.DeviceMemory | number | bigint | never | boolean | T.Int64 | T.CUmemoryPool, attribute: T.CUpointer_attribute, ptr: T.CUdeviceptr): void {
   const value$ = attrEncode(attribute as number, value);
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cuPointerSetAttribute', 'attribute', 'i32', attribute);
-  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || ptr % 1 !== 0) ptr = addressArg('cuPointerSetAttribute', 'ptr', ptr, false) as typeof ptr;
+  if (typeof ptr !== 'number' || !(ptr >= 0 && ptr <= 9007199254740991) || Math.floor(ptr) !== ptr) ptr = addressArg('cuPointerSetAttribute', 'ptr', ptr, false) as typeof ptr;
   const status = (cuPointerSetAttribute$c ??= binder.native('cuPointerSetAttribute'))(value$, attribute, ptr);
   if (status !== 0) throw fail('cuPointerSetAttribute', status);
   function attrEncode(a: number, x: unknown): Uint8Array { const cell = new Uint8Array(16); const v = new DataView(cell.buffer); void v; switch (a) { case 1: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 2: { if (typeof x !== 'number' || (x >>> 0) !== x) throw intError('cuPointerSetAttribute', 'value', 'u32', x); v.setUint32(0, x, true); return cell; } case 3: { v.setBigUint64(0, BigInt(deviceArg('cuPointerSetAttribute', 'value', x, true) ?? 0), true); return cell; } case 4: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 5: { throw argError('cuPointerSetAttribute', 'value', 'a settable attribute', x); return cell; } case 6: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 7: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 8: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 9: { if (typeof x !== 'number' || (x | 0) !== x) throw intError('cuPointerSetAttribute', 'value', 'i32', x); v.setInt32(0, x, true); return cell; } case 10: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 11: { v.setBigUint64(0, BigInt(deviceArg('cuPointerSetAttribute', 'value', x, true) ?? 0), true); return cell; } case 12: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 13: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 14: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 15: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } case 16: { if (typeof x !== 'number' || (x >>> 0) !== x) throw intError('cuPointerSetAttribute', 'value', 'u32', x); v.setUint32(0, x, true); return cell; } case 17: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 18: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 19: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 20: { v.setBigUint64(0, BigInt(int64Arg('cuPointerSetAttribute', 'value', x, false)), true); return cell; } case 21: { if (typeof x !== 'boolean' && x !== 0 && x !== 1) throw argError('cuPointerSetAttribute', 'value', 'a boolean', x); cell[0] = x ? 1 : 0; return cell; } default: throw new RangeError(`cuPointerSetAttribute: attribute ${a} has no known value type`); } }

@@ -19,10 +19,10 @@ let ncclAllGather$c: NativeFunction | undefined;
 export function ncclAllGather(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, sendcount: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclAllGather', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclAllGather', 'recvbuff', recvbuff, true);
-  if (typeof sendcount !== 'number' || !(sendcount >= 0 && sendcount <= 9007199254740991) || sendcount % 1 !== 0) int64Arg('ncclAllGather', 'sendcount', sendcount, false);
+  if (typeof sendcount !== 'number' || !(sendcount >= 0 && sendcount <= 9007199254740991) || Math.floor(sendcount) !== sendcount) int64Arg('ncclAllGather', 'sendcount', sendcount, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclAllGather', 'datatype', 'i32', datatype);
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclAllGather', 'comm', comm, true) as typeof comm;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclAllGather', 'stream', stream, true) as typeof stream;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclAllGather', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('ncclAllGather', 'stream', stream, true) as typeof stream;
   const status = (ncclAllGather$c ??= binder.native('ncclAllGather'))(sendbuff$, recvbuff$, sendcount, datatype, comm, stream);
   if (status !== 0) throw fail('ncclAllGather', status);
 }
@@ -38,11 +38,11 @@ let ncclAllReduce$c: NativeFunction | undefined;
 export function ncclAllReduce(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclAllReduce', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclAllReduce', 'recvbuff', recvbuff, true);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclAllReduce', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclAllReduce', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclAllReduce', 'datatype', 'i32', datatype);
   if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclAllReduce', 'op', 'i32', op);
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclAllReduce', 'comm', comm, true) as typeof comm;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclAllReduce', 'stream', stream, true) as typeof stream;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclAllReduce', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('ncclAllReduce', 'stream', stream, true) as typeof stream;
   const status = (ncclAllReduce$c ??= binder.native('ncclAllReduce'))(sendbuff$, recvbuff$, count, datatype, op, comm, stream);
   if (status !== 0) throw fail('ncclAllReduce', status);
 }
@@ -57,10 +57,10 @@ let ncclAlltoAll$c: NativeFunction | undefined;
 export function ncclAlltoAll(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclAlltoAll', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclAlltoAll', 'recvbuff', recvbuff, true);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclAlltoAll', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclAlltoAll', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclAlltoAll', 'datatype', 'i32', datatype);
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclAlltoAll', 'comm', comm, true) as typeof comm;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclAlltoAll', 'stream', stream, true) as typeof stream;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclAlltoAll', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('ncclAlltoAll', 'stream', stream, true) as typeof stream;
   const status = (ncclAlltoAll$c ??= binder.native('ncclAlltoAll'))(sendbuff$, recvbuff$, count, datatype, comm, stream);
   if (status !== 0) throw fail('ncclAlltoAll', status);
 }
@@ -74,11 +74,11 @@ let ncclBcast$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`. */
 export function ncclBcast(buff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const buff$ = typeof buff === 'number' && buff >= 0 && buff <= 9007199254740991 && buff % 1 === 0 ? buff : deviceArg('ncclBcast', 'buff', buff, true);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclBcast', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclBcast', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclBcast', 'datatype', 'i32', datatype);
   if (typeof root !== 'number' || (root | 0) !== root) throw intError('ncclBcast', 'root', 'i32', root);
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclBcast', 'comm', comm, true) as typeof comm;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclBcast', 'stream', stream, true) as typeof stream;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclBcast', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('ncclBcast', 'stream', stream, true) as typeof stream;
   const status = (ncclBcast$c ??= binder.native('ncclBcast'))(buff$, count, datatype, root, comm, stream);
   if (status !== 0) throw fail('ncclBcast', status);
 }
@@ -94,11 +94,11 @@ let ncclBroadcast$c: NativeFunction | undefined;
 export function ncclBroadcast(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclBroadcast', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclBroadcast', 'recvbuff', recvbuff, true);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclBroadcast', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclBroadcast', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclBroadcast', 'datatype', 'i32', datatype);
   if (typeof root !== 'number' || (root | 0) !== root) throw intError('ncclBroadcast', 'root', 'i32', root);
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclBroadcast', 'comm', comm, true) as typeof comm;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclBroadcast', 'stream', stream, true) as typeof stream;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclBroadcast', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('ncclBroadcast', 'stream', stream, true) as typeof stream;
   const status = (ncclBroadcast$c ??= binder.native('ncclBroadcast'))(sendbuff$, recvbuff$, count, datatype, root, comm, stream);
   if (status !== 0) throw fail('ncclBroadcast', status);
 }
@@ -106,7 +106,7 @@ let ncclCommAbort$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommAbort(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`. */
 export function ncclCommAbort(comm: T.ncclComm_t | null): void {
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommAbort', 'comm', comm, true) as typeof comm;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommAbort', 'comm', comm, true) as typeof comm;
   const status = (ncclCommAbort$c ??= binder.native('ncclCommAbort'))(comm);
   if (status !== 0) throw fail('ncclCommAbort', status);
 }
@@ -123,7 +123,7 @@ function bind$ncclCommCount(): typeof ncclCommCount {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function ncclCommCount(comm) {
-    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommCount', 'comm', comm, true) as typeof comm;
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommCount', 'comm', comm, true) as typeof comm;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('ncclCommCount'))(comm, s$bytes);
     if (status !== 0) throw fail('ncclCommCount', status);
@@ -135,7 +135,7 @@ let ncclCommCuDevice$c: NativeFunction | undefined;
  * @param comm in `const ncclComm_t`.
  * @param device in/out `int *`: address or host buffer. */
 export function ncclCommCuDevice(comm: T.ncclComm_t | null, device: T.Pointer): void {
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommCuDevice', 'comm', comm, true) as typeof comm;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommCuDevice', 'comm', comm, true) as typeof comm;
   pointerArg('ncclCommCuDevice', 'device', device, true);
   const status = (ncclCommCuDevice$c ??= binder.native('ncclCommCuDevice'))(comm, device);
   if (status !== 0) throw fail('ncclCommCuDevice', status);
@@ -145,7 +145,7 @@ let ncclCommDeregister$c: NativeFunction | undefined;
  * @param comm in `const ncclComm_t`.
  * @param handle in/out `void *`: address or host buffer. */
 export function ncclCommDeregister(comm: T.ncclComm_t | null, handle: T.Pointer): void {
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommDeregister', 'comm', comm, true) as typeof comm;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommDeregister', 'comm', comm, true) as typeof comm;
   pointerArg('ncclCommDeregister', 'handle', handle, true);
   const status = (ncclCommDeregister$c ??= binder.native('ncclCommDeregister'))(comm, handle);
   if (status !== 0) throw fail('ncclCommDeregister', status);
@@ -154,7 +154,7 @@ let ncclCommDestroy$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommDestroy(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`. */
 export function ncclCommDestroy(comm: T.ncclComm_t | null): void {
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommDestroy', 'comm', comm, true) as typeof comm;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommDestroy', 'comm', comm, true) as typeof comm;
   const status = (ncclCommDestroy$c ??= binder.native('ncclCommDestroy'))(comm);
   if (status !== 0) throw fail('ncclCommDestroy', status);
 }
@@ -162,7 +162,7 @@ let ncclCommFinalize$c: NativeFunction | undefined;
 /** `ncclResult_t ncclCommFinalize(ncclComm_t comm)` · nccl.h · CUDA 13.0 Throws {@link NcclError}; a bad argument throws TypeError or RangeError before any call.
  * @param comm in `ncclComm_t`. */
 export function ncclCommFinalize(comm: T.ncclComm_t | null): void {
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommFinalize', 'comm', comm, true) as typeof comm;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommFinalize', 'comm', comm, true) as typeof comm;
   const status = (ncclCommFinalize$c ??= binder.native('ncclCommFinalize'))(comm);
   if (status !== 0) throw fail('ncclCommFinalize', status);
 }
@@ -179,7 +179,7 @@ function bind$ncclCommGetAsyncError(): typeof ncclCommGetAsyncError {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function ncclCommGetAsyncError(comm) {
-    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommGetAsyncError', 'comm', comm, true) as typeof comm;
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommGetAsyncError', 'comm', comm, true) as typeof comm;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('ncclCommGetAsyncError'))(comm, s$bytes);
     if (status !== 0) throw fail('ncclCommGetAsyncError', status);
@@ -308,10 +308,10 @@ function bind$ncclCommRegister(): typeof ncclCommRegister {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function ncclCommRegister(comm, buff, size) {
-    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommRegister', 'comm', comm, true) as typeof comm;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommRegister', 'size', size, false);
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommRegister', 'comm', comm, true) as typeof comm;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('ncclCommRegister', 'size', size, false);
     pointerArg('ncclCommRegister', 'buff', buff, true, size);
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommRegister', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('ncclCommRegister', 'size', size, false);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('ncclCommRegister'))(comm, buff, size, s$bytes);
     if (status !== 0) throw fail('ncclCommRegister', status);
@@ -327,7 +327,7 @@ let ncclCommRevoke$c: NativeFunction | undefined;
  * @param comm in `ncclComm_t`.
  * @param revokeFlags in `int`. */
 export function ncclCommRevoke(comm: T.ncclComm_t | null, revokeFlags: number): void {
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommRevoke', 'comm', comm, true) as typeof comm;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommRevoke', 'comm', comm, true) as typeof comm;
   if (typeof revokeFlags !== 'number' || (revokeFlags | 0) !== revokeFlags) throw intError('ncclCommRevoke', 'revokeFlags', 'i32', revokeFlags);
   const status = (ncclCommRevoke$c ??= binder.native('ncclCommRevoke'))(comm, revokeFlags);
   if (status !== 0) throw fail('ncclCommRevoke', status);
@@ -350,7 +350,7 @@ function bind$ncclCommShrink(): typeof ncclCommShrink {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function ncclCommShrink(comm, excludeRanksList, excludeRanksCount, config, shrinkFlags) {
-    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommShrink', 'comm', comm, true) as typeof comm;
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommShrink', 'comm', comm, true) as typeof comm;
     pointerArg('ncclCommShrink', 'excludeRanksList', excludeRanksList, true);
     if (typeof excludeRanksCount !== 'number' || (excludeRanksCount | 0) !== excludeRanksCount) throw intError('ncclCommShrink', 'excludeRanksCount', 'i32', excludeRanksCount);
     s$f64[0] = 0;
@@ -382,7 +382,7 @@ function bind$ncclCommSplit(): typeof ncclCommSplit {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function ncclCommSplit(comm, color, key, config) {
-    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommSplit', 'comm', comm, true) as typeof comm;
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommSplit', 'comm', comm, true) as typeof comm;
     if (typeof color !== 'number' || (color | 0) !== color) throw intError('ncclCommSplit', 'color', 'i32', color);
     if (typeof key !== 'number' || (key | 0) !== key) throw intError('ncclCommSplit', 'key', 'i32', key);
     s$f64[0] = 0;
@@ -409,7 +409,7 @@ function bind$ncclCommUserRank(): typeof ncclCommUserRank {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function ncclCommUserRank(comm) {
-    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommUserRank', 'comm', comm, true) as typeof comm;
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommUserRank', 'comm', comm, true) as typeof comm;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('ncclCommUserRank'))(comm, s$bytes);
     if (status !== 0) throw fail('ncclCommUserRank', status);
@@ -421,8 +421,8 @@ let ncclCommWindowDeregister$c: NativeFunction | undefined;
  * @param comm in `ncclComm_t`.
  * @param win in `ncclWindow_t`. */
 export function ncclCommWindowDeregister(comm: T.ncclComm_t | null, win: T.ncclWindow_t | null): void {
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommWindowDeregister', 'comm', comm, true) as typeof comm;
-  if (typeof win !== 'number' || !(win >= 0 && win <= 9007199254740991) || win % 1 !== 0) win = addressArg('ncclCommWindowDeregister', 'win', win, true) as typeof win;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommWindowDeregister', 'comm', comm, true) as typeof comm;
+  if (typeof win !== 'number' || !(win >= 0 && win <= 9007199254740991) || Math.floor(win) !== win) win = addressArg('ncclCommWindowDeregister', 'win', win, true) as typeof win;
   const status = (ncclCommWindowDeregister$c ??= binder.native('ncclCommWindowDeregister'))(comm, win);
   if (status !== 0) throw fail('ncclCommWindowDeregister', status);
 }
@@ -443,10 +443,10 @@ function bind$ncclCommWindowRegister(): typeof ncclCommWindowRegister {
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function ncclCommWindowRegister(comm, buff, size, winFlags) {
-    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclCommWindowRegister', 'comm', comm, true) as typeof comm;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommWindowRegister', 'size', size, false);
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclCommWindowRegister', 'comm', comm, true) as typeof comm;
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('ncclCommWindowRegister', 'size', size, false);
     pointerArg('ncclCommWindowRegister', 'buff', buff, true, size);
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclCommWindowRegister', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('ncclCommWindowRegister', 'size', size, false);
     s$f64[0] = 0;
     if (typeof winFlags !== 'number' || (winFlags | 0) !== winFlags) throw intError('ncclCommWindowRegister', 'winFlags', 'i32', winFlags);
     const status = (native$ ??= binder.native('ncclCommWindowRegister'))(comm, buff, size, s$bytes, winFlags);

@@ -20,11 +20,11 @@ let ncclGather$c: NativeFunction | undefined;
 export function ncclGather(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclGather', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclGather', 'recvbuff', recvbuff, true);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclGather', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclGather', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclGather', 'datatype', 'i32', datatype);
   if (typeof root !== 'number' || (root | 0) !== root) throw intError('ncclGather', 'root', 'i32', root);
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclGather', 'comm', comm, true) as typeof comm;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclGather', 'stream', stream, true) as typeof stream;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclGather', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('ncclGather', 'stream', stream, true) as typeof stream;
   const status = (ncclGather$c ??= binder.native('ncclGather'))(sendbuff$, recvbuff$, count, datatype, root, comm, stream);
   if (status !== 0) throw fail('ncclGather', status);
 }
@@ -42,7 +42,7 @@ let ncclGetLastError$c: NativeFunction | undefined;
  * @param comm in `ncclComm_t`.
  * @returns `const char *` */
 export function ncclGetLastError(comm: T.ncclComm_t | null): string | null {
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclGetLastError', 'comm', comm, true) as typeof comm;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclGetLastError', 'comm', comm, true) as typeof comm;
   const result = (ncclGetLastError$c ??= binder.native('ncclGetLastError'))(comm);
   return result;
 }

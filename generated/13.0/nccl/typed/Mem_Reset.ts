@@ -23,7 +23,7 @@ function bind$ncclMemAlloc(): typeof ncclMemAlloc {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function ncclMemAlloc(size) {
     s$f64[0] = 0;
-    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('ncclMemAlloc', 'size', size, false);
+    if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('ncclMemAlloc', 'size', size, false);
     const status = (native$ ??= binder.native('ncclMemAlloc'))(s$bytes, size);
     if (status !== 0) throw fail('ncclMemAlloc', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -51,11 +51,11 @@ let ncclRecv$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`. */
 export function ncclRecv(recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclRecv', 'recvbuff', recvbuff, true);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclRecv', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclRecv', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclRecv', 'datatype', 'i32', datatype);
   if (typeof peer !== 'number' || (peer | 0) !== peer) throw intError('ncclRecv', 'peer', 'i32', peer);
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclRecv', 'comm', comm, true) as typeof comm;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclRecv', 'stream', stream, true) as typeof stream;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclRecv', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('ncclRecv', 'stream', stream, true) as typeof stream;
   const status = (ncclRecv$c ??= binder.native('ncclRecv'))(recvbuff$, count, datatype, peer, comm, stream);
   if (status !== 0) throw fail('ncclRecv', status);
 }
@@ -79,7 +79,7 @@ function bind$ncclRedOpCreatePreMulSum(): typeof ncclRedOpCreatePreMulSum {
     const scalar$ = scalarArg('ncclRedOpCreatePreMulSum', 'scalar', 'untyped', 'either', scalar, s$slot1);
     if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclRedOpCreatePreMulSum', 'datatype', 'i32', datatype);
     if (typeof residence !== 'number' || (residence | 0) !== residence) throw intError('ncclRedOpCreatePreMulSum', 'residence', 'i32', residence);
-    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclRedOpCreatePreMulSum', 'comm', comm, true) as typeof comm;
+    if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclRedOpCreatePreMulSum', 'comm', comm, true) as typeof comm;
     const status = (native$ ??= binder.native('ncclRedOpCreatePreMulSum'))(s$slot0, scalar$, datatype, residence, comm);
     if (status !== 0) throw fail('ncclRedOpCreatePreMulSum', status);
     return s$i32[0] as T.ncclRedOp_t;
@@ -91,7 +91,7 @@ let ncclRedOpDestroy$c: NativeFunction | undefined;
  * @param comm in `ncclComm_t`. */
 export function ncclRedOpDestroy(op: T.ncclRedOp_t, comm: T.ncclComm_t | null): void {
   if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclRedOpDestroy', 'op', 'i32', op);
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclRedOpDestroy', 'comm', comm, true) as typeof comm;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclRedOpDestroy', 'comm', comm, true) as typeof comm;
   const status = (ncclRedOpDestroy$c ??= binder.native('ncclRedOpDestroy'))(op, comm);
   if (status !== 0) throw fail('ncclRedOpDestroy', status);
 }
@@ -108,12 +108,12 @@ let ncclReduce$c: NativeFunction | undefined;
 export function ncclReduce(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclReduce', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclReduce', 'recvbuff', recvbuff, true);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclReduce', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclReduce', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclReduce', 'datatype', 'i32', datatype);
   if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclReduce', 'op', 'i32', op);
   if (typeof root !== 'number' || (root | 0) !== root) throw intError('ncclReduce', 'root', 'i32', root);
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclReduce', 'comm', comm, true) as typeof comm;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclReduce', 'stream', stream, true) as typeof stream;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclReduce', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('ncclReduce', 'stream', stream, true) as typeof stream;
   const status = (ncclReduce$c ??= binder.native('ncclReduce'))(sendbuff$, recvbuff$, count, datatype, op, root, comm, stream);
   if (status !== 0) throw fail('ncclReduce', status);
 }
@@ -129,11 +129,11 @@ let ncclReduceScatter$c: NativeFunction | undefined;
 export function ncclReduceScatter(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, recvcount: T.Int64, datatype: T.ncclDataType_t, op: T.ncclRedOp_t, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclReduceScatter', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclReduceScatter', 'recvbuff', recvbuff, true);
-  if (typeof recvcount !== 'number' || !(recvcount >= 0 && recvcount <= 9007199254740991) || recvcount % 1 !== 0) int64Arg('ncclReduceScatter', 'recvcount', recvcount, false);
+  if (typeof recvcount !== 'number' || !(recvcount >= 0 && recvcount <= 9007199254740991) || Math.floor(recvcount) !== recvcount) int64Arg('ncclReduceScatter', 'recvcount', recvcount, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclReduceScatter', 'datatype', 'i32', datatype);
   if (typeof op !== 'number' || (op | 0) !== op) throw intError('ncclReduceScatter', 'op', 'i32', op);
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclReduceScatter', 'comm', comm, true) as typeof comm;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclReduceScatter', 'stream', stream, true) as typeof stream;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclReduceScatter', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('ncclReduceScatter', 'stream', stream, true) as typeof stream;
   const status = (ncclReduceScatter$c ??= binder.native('ncclReduceScatter'))(sendbuff$, recvbuff$, recvcount, datatype, op, comm, stream);
   if (status !== 0) throw fail('ncclReduceScatter', status);
 }

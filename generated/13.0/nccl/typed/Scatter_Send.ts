@@ -20,11 +20,11 @@ let ncclScatter$c: NativeFunction | undefined;
 export function ncclScatter(sendbuff: T.DeviceMemory | null, recvbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, root: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclScatter', 'sendbuff', sendbuff, true);
   const recvbuff$ = typeof recvbuff === 'number' && recvbuff >= 0 && recvbuff <= 9007199254740991 && recvbuff % 1 === 0 ? recvbuff : deviceArg('ncclScatter', 'recvbuff', recvbuff, true);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclScatter', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclScatter', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclScatter', 'datatype', 'i32', datatype);
   if (typeof root !== 'number' || (root | 0) !== root) throw intError('ncclScatter', 'root', 'i32', root);
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclScatter', 'comm', comm, true) as typeof comm;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclScatter', 'stream', stream, true) as typeof stream;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclScatter', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('ncclScatter', 'stream', stream, true) as typeof stream;
   const status = (ncclScatter$c ??= binder.native('ncclScatter'))(sendbuff$, recvbuff$, count, datatype, root, comm, stream);
   if (status !== 0) throw fail('ncclScatter', status);
 }
@@ -38,11 +38,11 @@ let ncclSend$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`. */
 export function ncclSend(sendbuff: T.DeviceMemory | null, count: T.Int64, datatype: T.ncclDataType_t, peer: number, comm: T.ncclComm_t | null, stream: T.cudaStream_t | null): void {
   const sendbuff$ = typeof sendbuff === 'number' && sendbuff >= 0 && sendbuff <= 9007199254740991 && sendbuff % 1 === 0 ? sendbuff : deviceArg('ncclSend', 'sendbuff', sendbuff, true);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('ncclSend', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('ncclSend', 'count', count, false);
   if (typeof datatype !== 'number' || (datatype | 0) !== datatype) throw intError('ncclSend', 'datatype', 'i32', datatype);
   if (typeof peer !== 'number' || (peer | 0) !== peer) throw intError('ncclSend', 'peer', 'i32', peer);
-  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || comm % 1 !== 0) comm = addressArg('ncclSend', 'comm', comm, true) as typeof comm;
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('ncclSend', 'stream', stream, true) as typeof stream;
+  if (typeof comm !== 'number' || !(comm >= 0 && comm <= 9007199254740991) || Math.floor(comm) !== comm) comm = addressArg('ncclSend', 'comm', comm, true) as typeof comm;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('ncclSend', 'stream', stream, true) as typeof stream;
   const status = (ncclSend$c ??= binder.native('ncclSend'))(sendbuff$, count, datatype, peer, comm, stream);
   if (status !== 0) throw fail('ncclSend', status);
 }

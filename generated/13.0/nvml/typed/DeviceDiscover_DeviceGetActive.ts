@@ -25,7 +25,7 @@ let nvmlDeviceFreezeNvLinkUtilizationCounter$c: NativeFunction | undefined;
  * @param freeze in `nvmlEnableState_t`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceFreezeNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number, freeze: T.nvmlEnableState_t): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceFreezeNvLinkUtilizationCounter', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceFreezeNvLinkUtilizationCounter', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceFreezeNvLinkUtilizationCounter', 'link', 'u32', link);
   if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceFreezeNvLinkUtilizationCounter', 'counter', 'u32', counter);
   if (typeof freeze !== 'number' || (freeze | 0) !== freeze) throw intError('nvmlDeviceFreezeNvLinkUtilizationCounter', 'freeze', 'i32', freeze);
@@ -47,7 +47,7 @@ function bind$nvmlDeviceGetAPIRestriction(): typeof nvmlDeviceGetAPIRestriction 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetAPIRestriction(device, apiType) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAPIRestriction', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetAPIRestriction', 'device', device, true) as typeof device;
     if (typeof apiType !== 'number' || (apiType | 0) !== apiType) throw intError('nvmlDeviceGetAPIRestriction', 'apiType', 'i32', apiType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetAPIRestriction'))(device, apiType, s$bytes);
@@ -69,7 +69,7 @@ function bind$nvmlDeviceGetAccountingBufferSize(): typeof nvmlDeviceGetAccountin
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetAccountingBufferSize(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingBufferSize', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetAccountingBufferSize', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetAccountingBufferSize'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetAccountingBufferSize', status);
@@ -90,7 +90,7 @@ function bind$nvmlDeviceGetAccountingMode(): typeof nvmlDeviceGetAccountingMode 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetAccountingMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetAccountingMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetAccountingMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetAccountingMode', status);
@@ -111,7 +111,7 @@ function bind$nvmlDeviceGetAccountingPids(): typeof nvmlDeviceGetAccountingPids 
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetAccountingPids(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingPids', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetAccountingPids', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetAccountingPids'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetAccountingPids', asked);
@@ -133,7 +133,7 @@ let nvmlDeviceGetAccountingStats$c: NativeFunction | undefined;
  * @returns the value of `stats`: out `nvmlAccountingStats_st`.
  * @remarks [NVIDIA group `nvmlAccountingStats`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAccountingStats.html). */
 export function nvmlDeviceGetAccountingStats(device: T.nvmlDevice_t | null, pid: number): T.nvmlAccountingStats_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAccountingStats', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetAccountingStats', 'device', device, true) as typeof device;
   if (typeof pid !== 'number' || (pid >>> 0) !== pid) throw intError('nvmlDeviceGetAccountingStats', 'pid', 'u32', pid);
   const stats$ = new Uint8Array(56);
   const status = (nvmlDeviceGetAccountingStats$c ??= binder.native('nvmlDeviceGetAccountingStats'))(device, pid, stats$);
@@ -154,7 +154,7 @@ function bind$nvmlDeviceGetActiveVgpus(): typeof nvmlDeviceGetActiveVgpus {
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetActiveVgpus(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetActiveVgpus', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetActiveVgpus', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetActiveVgpus'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetActiveVgpus', asked);

@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetAdaptiveClockInfoStatus(): typeof nvmlDeviceGetAdapti
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetAdaptiveClockInfoStatus(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAdaptiveClockInfoStatus', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetAdaptiveClockInfoStatus', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetAdaptiveClockInfoStatus'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetAdaptiveClockInfoStatus', status);
@@ -36,7 +36,7 @@ let nvmlDeviceGetAddressingMode$c: NativeFunction | undefined;
  * @returns the value of `mode`: in/out `nvmlDeviceAddressingMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlAffinity`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlAffinity.html). */
 export function nvmlDeviceGetAddressingMode(device: T.nvmlDevice_t | null, mode?: Partial<T.nvmlDeviceAddressingMode_v1_t> | Uint8Array): T.nvmlDeviceAddressingMode_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAddressingMode', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetAddressingMode', 'device', device, true) as typeof device;
   const mode$ = new Uint8Array(records.nvmlDeviceAddressingMode_v1_t().size);
   if (mode != null) mode$.set(new Uint8Array(recordArg('nvmlDeviceGetAddressingMode', 'mode', records.nvmlDeviceAddressingMode_v1_t(), mode, false) as Uint8Array).subarray(0, mode$.length));
   new DataView(mode$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
@@ -59,7 +59,7 @@ function bind$nvmlDeviceGetApplicationsClock(): typeof nvmlDeviceGetApplications
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetApplicationsClock(device, clockType) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetApplicationsClock', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetApplicationsClock', 'device', device, true) as typeof device;
     if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetApplicationsClock', 'clockType', 'i32', clockType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetApplicationsClock'))(device, clockType, s$bytes);
@@ -81,7 +81,7 @@ function bind$nvmlDeviceGetArchitecture(): typeof nvmlDeviceGetArchitecture {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetArchitecture(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetArchitecture', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetArchitecture', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetArchitecture'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetArchitecture', status);
@@ -94,7 +94,7 @@ let nvmlDeviceGetAttributes$c: NativeFunction | undefined;
  * @returns the value of `attributes`: out `nvmlDeviceAttributes_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetAttributes(device: T.nvmlDevice_t | null): T.nvmlDeviceAttributes_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAttributes', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetAttributes', 'device', device, true) as typeof device;
   const attributes$ = new Uint8Array(40);
   const status = (nvmlDeviceGetAttributes$c ??= binder.native('nvmlDeviceGetAttributes'))(device, attributes$);
   if (status !== 0) throw fail('nvmlDeviceGetAttributes', status);
@@ -114,7 +114,7 @@ function bind$nvmlDeviceGetAutoBoostedClocksEnabled(): typeof nvmlDeviceGetAutoB
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetAutoBoostedClocksEnabled(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetAutoBoostedClocksEnabled', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetAutoBoostedClocksEnabled'))(device, s$slot0, s$slot1);
@@ -128,7 +128,7 @@ let nvmlDeviceGetBAR1MemoryInfo$c: NativeFunction | undefined;
  * @returns the value of `bar1Memory`: out `nvmlBAR1Memory_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBAR1MemoryInfo(device: T.nvmlDevice_t | null): T.nvmlBAR1Memory_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBAR1MemoryInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBAR1MemoryInfo', 'device', device, true) as typeof device;
   const bar1Memory$ = new Uint8Array(24);
   const status = (nvmlDeviceGetBAR1MemoryInfo$c ??= binder.native('nvmlDeviceGetBAR1MemoryInfo'))(device, bar1Memory$);
   if (status !== 0) throw fail('nvmlDeviceGetBAR1MemoryInfo', status);
@@ -148,7 +148,7 @@ function bind$nvmlDeviceGetBoardId(): typeof nvmlDeviceGetBoardId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetBoardId(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBoardId', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBoardId', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetBoardId'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetBoardId', status);
@@ -162,7 +162,7 @@ let nvmlDeviceGetBoardPartNumber$c: NativeFunction | undefined;
  * @returns the value of `partNumber`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetBoardPartNumber(device: T.nvmlDevice_t | null, length: number): string {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetBoardPartNumber', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetBoardPartNumber', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetBoardPartNumber', 'length', 'u32', length);
   const partNumber$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetBoardPartNumber', 'length', length)));
   const status = (nvmlDeviceGetBoardPartNumber$c ??= binder.native('nvmlDeviceGetBoardPartNumber'))(device, partNumber$, length);

@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetComputeInstanceId(): typeof nvmlDeviceGetComputeInsta
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetComputeInstanceId(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeInstanceId', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetComputeInstanceId', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetComputeInstanceId'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetComputeInstanceId', status);
@@ -43,7 +43,7 @@ function bind$nvmlDeviceGetComputeMode(): typeof nvmlDeviceGetComputeMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetComputeMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetComputeMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetComputeMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetComputeMode', status);
@@ -64,7 +64,7 @@ function bind$nvmlDeviceGetComputeRunningProcesses(): typeof nvmlDeviceGetComput
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetComputeRunningProcesses(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetComputeRunningProcesses', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetComputeRunningProcesses', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetComputeRunningProcesses'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetComputeRunningProcesses', asked);
@@ -86,7 +86,7 @@ let nvmlDeviceGetConfComputeGpuAttestationReport$c: NativeFunction | undefined;
  * @returns the value of `gpuAtstReport`: in/out `nvmlConfComputeGpuAttestationReport_st`: fields given here in, the record the call fills returned.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeGpuAttestationReport(device: T.nvmlDevice_t | null, gpuAtstReport?: Partial<T.nvmlConfComputeGpuAttestationReport_st> | Uint8Array): T.nvmlConfComputeGpuAttestationReport_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetConfComputeGpuAttestationReport', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetConfComputeGpuAttestationReport', 'device', device, true) as typeof device;
   const gpuAtstReport$ = new Uint8Array(records.nvmlConfComputeGpuAttestationReport_st().size);
   if (gpuAtstReport != null) gpuAtstReport$.set(new Uint8Array(recordArg('nvmlDeviceGetConfComputeGpuAttestationReport', 'gpuAtstReport', records.nvmlConfComputeGpuAttestationReport_st(), gpuAtstReport, false) as Uint8Array).subarray(0, gpuAtstReport$.length));
   const status = (nvmlDeviceGetConfComputeGpuAttestationReport$c ??= binder.native('nvmlDeviceGetConfComputeGpuAttestationReport'))(device, gpuAtstReport$);
@@ -99,7 +99,7 @@ let nvmlDeviceGetConfComputeGpuCertificate$c: NativeFunction | undefined;
  * @returns the value of `gpuCert`: out `nvmlConfComputeGpuCertificate_st`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeGpuCertificate(device: T.nvmlDevice_t | null): T.nvmlConfComputeGpuCertificate_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetConfComputeGpuCertificate', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetConfComputeGpuCertificate', 'device', device, true) as typeof device;
   const gpuCert$ = new Uint8Array(9224);
   const status = (nvmlDeviceGetConfComputeGpuCertificate$c ??= binder.native('nvmlDeviceGetConfComputeGpuCertificate'))(device, gpuCert$);
   if (status !== 0) throw fail('nvmlDeviceGetConfComputeGpuCertificate', status);
@@ -111,7 +111,7 @@ let nvmlDeviceGetConfComputeMemSizeInfo$c: NativeFunction | undefined;
  * @returns the value of `memInfo`: out `nvmlConfComputeMemSizeInfo_st`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeMemSizeInfo(device: T.nvmlDevice_t | null): T.nvmlConfComputeMemSizeInfo_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetConfComputeMemSizeInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetConfComputeMemSizeInfo', 'device', device, true) as typeof device;
   const memInfo$ = new Uint8Array(16);
   const status = (nvmlDeviceGetConfComputeMemSizeInfo$c ??= binder.native('nvmlDeviceGetConfComputeMemSizeInfo'))(device, memInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetConfComputeMemSizeInfo', status);
@@ -123,7 +123,7 @@ let nvmlDeviceGetConfComputeProtectedMemoryUsage$c: NativeFunction | undefined;
  * @returns the value of `memory`: out `nvmlMemory_st`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetConfComputeProtectedMemoryUsage(device: T.nvmlDevice_t | null): T.nvmlMemory_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetConfComputeProtectedMemoryUsage', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetConfComputeProtectedMemoryUsage', 'device', device, true) as typeof device;
   const memory$ = new Uint8Array(24);
   const status = (nvmlDeviceGetConfComputeProtectedMemoryUsage$c ??= binder.native('nvmlDeviceGetConfComputeProtectedMemoryUsage'))(device, memory$);
   if (status !== 0) throw fail('nvmlDeviceGetConfComputeProtectedMemoryUsage', status);
@@ -136,7 +136,7 @@ let nvmlDeviceGetCoolerInfo$c: NativeFunction | undefined;
  * @returns the value of `coolerInfo`: in/out `nvmlCoolerInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetCoolerInfo(device: T.nvmlDevice_t | null, coolerInfo?: Partial<T.nvmlCoolerInfo_v1_t> | Uint8Array): T.nvmlCoolerInfo_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetCoolerInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetCoolerInfo', 'device', device, true) as typeof device;
   const coolerInfo$ = new Uint8Array(records.nvmlCoolerInfo_v1_t().size);
   if (coolerInfo != null) coolerInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetCoolerInfo', 'coolerInfo', records.nvmlCoolerInfo_v1_t(), coolerInfo, false) as Uint8Array).subarray(0, coolerInfo$.length));
   new DataView(coolerInfo$.buffer).setUint32(0, 0x1000010, true); // NVML struct version

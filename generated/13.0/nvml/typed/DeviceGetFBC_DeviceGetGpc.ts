@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetFBCSessions(): typeof nvmlDeviceGetFBCSessions {
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetFBCSessions(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCSessions', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFBCSessions', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetFBCSessions'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetFBCSessions', asked);
@@ -43,7 +43,7 @@ let nvmlDeviceGetFBCStats$c: NativeFunction | undefined;
  * @returns the value of `fbcStats`: out `nvmlFBCStats_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFBCStats(device: T.nvmlDevice_t | null): T.nvmlFBCStats_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFBCStats', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFBCStats', 'device', device, true) as typeof device;
   const fbcStats$ = new Uint8Array(12);
   const status = (nvmlDeviceGetFBCStats$c ??= binder.native('nvmlDeviceGetFBCStats'))(device, fbcStats$);
   if (status !== 0) throw fail('nvmlDeviceGetFBCStats', status);
@@ -64,7 +64,7 @@ function bind$nvmlDeviceGetFanControlPolicy_v2(): typeof nvmlDeviceGetFanControl
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetFanControlPolicy_v2(device, fan) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanControlPolicy_v2', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFanControlPolicy_v2', 'device', device, true) as typeof device;
     if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanControlPolicy_v2', 'fan', 'u32', fan);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetFanControlPolicy_v2'))(device, fan, s$bytes);
@@ -86,7 +86,7 @@ function bind$nvmlDeviceGetFanSpeed(): typeof nvmlDeviceGetFanSpeed {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetFanSpeed(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFanSpeed', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetFanSpeed'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetFanSpeed', status);
@@ -100,7 +100,7 @@ let nvmlDeviceGetFanSpeedRPM$c: NativeFunction | undefined;
  * @returns the value of `fanSpeed`: in/out `nvmlFanSpeedInfo_v1_t`: fields given here in, the record the call fills returned (version 0x100000c set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetFanSpeedRPM(device: T.nvmlDevice_t | null, fanSpeed?: Partial<T.nvmlFanSpeedInfo_v1_t> | Uint8Array): T.nvmlFanSpeedInfo_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeedRPM', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFanSpeedRPM', 'device', device, true) as typeof device;
   const fanSpeed$ = new Uint8Array(records.nvmlFanSpeedInfo_v1_t().size);
   if (fanSpeed != null) fanSpeed$.set(new Uint8Array(recordArg('nvmlDeviceGetFanSpeedRPM', 'fanSpeed', records.nvmlFanSpeedInfo_v1_t(), fanSpeed, false) as Uint8Array).subarray(0, fanSpeed$.length));
   new DataView(fanSpeed$.buffer).setUint32(0, 0x100000c, true); // NVML struct version
@@ -123,7 +123,7 @@ function bind$nvmlDeviceGetFanSpeed_v2(): typeof nvmlDeviceGetFanSpeed_v2 {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetFanSpeed_v2(device, fan) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFanSpeed_v2', 'device', device, true) as typeof device;
     if (typeof fan !== 'number' || (fan >>> 0) !== fan) throw intError('nvmlDeviceGetFanSpeed_v2', 'fan', 'u32', fan);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetFanSpeed_v2'))(device, fan, s$bytes);
@@ -139,7 +139,7 @@ let nvmlDeviceGetFieldValues$c: NativeFunction | undefined;
  * @returns the value of `values`: in/out array of `struct nvmlFieldValue_st`.
  * @remarks [NVIDIA group `nvmlFieldValueQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlFieldValueQueries.html). */
 export function nvmlDeviceGetFieldValues(device: T.nvmlDevice_t | null, valuesCount: number, values: readonly (T.nvmlFieldValue_st)[] | Uint8Array): T.nvmlFieldValue_st[] {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetFieldValues', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetFieldValues', 'device', device, true) as typeof device;
   if (typeof valuesCount !== 'number' || (valuesCount | 0) !== valuesCount) throw intError('nvmlDeviceGetFieldValues', 'valuesCount', 'i32', valuesCount);
   const values$ = recordArrayArg('nvmlDeviceGetFieldValues', 'values', records.nvmlFieldValue_st(), values, false);
   if (values !== null) coversCount('nvmlDeviceGetFieldValues', 'values', values$.count, valuesCount, 'valuesCount');
@@ -161,7 +161,7 @@ function bind$nvmlDeviceGetGpcClkMinMaxVfOffset(): typeof nvmlDeviceGetGpcClkMin
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpcClkMinMaxVfOffset(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpcClkMinMaxVfOffset', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpcClkMinMaxVfOffset'))(device, s$slot0, s$slot1);
@@ -183,7 +183,7 @@ function bind$nvmlDeviceGetGpcClkVfOffset(): typeof nvmlDeviceGetGpcClkVfOffset 
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpcClkVfOffset(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpcClkVfOffset', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpcClkVfOffset'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetGpcClkVfOffset', status);

@@ -14,7 +14,7 @@ let nvmlDeviceGetGpuFabricInfo$c: NativeFunction | undefined;
  * @returns the value of `gpuFabricInfo`: out `nvmlGpuFabricInfo_t`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuFabricInfo(device: T.nvmlDevice_t | null): T.nvmlGpuFabricInfo_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuFabricInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuFabricInfo', 'device', device, true) as typeof device;
   const gpuFabricInfo$ = new Uint8Array(28);
   const status = (nvmlDeviceGetGpuFabricInfo$c ??= binder.native('nvmlDeviceGetGpuFabricInfo'))(device, gpuFabricInfo$);
   if (status !== 0) throw fail('nvmlDeviceGetGpuFabricInfo', status);
@@ -27,7 +27,7 @@ let nvmlDeviceGetGpuFabricInfoV$c: NativeFunction | undefined;
  * @returns the value of `gpuFabricInfo`: in/out `nvmlGpuFabricInfo_v3_t`: fields given here in, the record the call fills returned (version 0x3000028 set for you).
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetGpuFabricInfoV(device: T.nvmlDevice_t | null, gpuFabricInfo?: Partial<T.nvmlGpuFabricInfo_v3_t> | Uint8Array): T.nvmlGpuFabricInfo_v3_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuFabricInfoV', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuFabricInfoV', 'device', device, true) as typeof device;
   const gpuFabricInfo$ = new Uint8Array(records.nvmlGpuFabricInfo_v3_t().size);
   if (gpuFabricInfo != null) gpuFabricInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetGpuFabricInfoV', 'gpuFabricInfo', records.nvmlGpuFabricInfo_v3_t(), gpuFabricInfo, false) as Uint8Array).subarray(0, gpuFabricInfo$.length));
   new DataView(gpuFabricInfo$.buffer).setUint32(0, 0x3000028, true); // NVML struct version
@@ -51,7 +51,7 @@ function bind$nvmlDeviceGetGpuInstanceById(): typeof nvmlDeviceGetGpuInstanceByI
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlDeviceGetGpuInstanceById(device, id) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceById', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceById', 'device', device, true) as typeof device;
     if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlDeviceGetGpuInstanceById', 'id', 'u32', id);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstanceById'))(device, id, s$bytes);
@@ -77,7 +77,7 @@ function bind$nvmlDeviceGetGpuInstanceId(): typeof nvmlDeviceGetGpuInstanceId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuInstanceId(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceId', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceId', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstanceId'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetGpuInstanceId', status);
@@ -99,7 +99,7 @@ function bind$nvmlDeviceGetGpuInstancePossiblePlacements(): typeof nvmlDeviceGet
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuInstancePossiblePlacements(device, profileId) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstancePossiblePlacements', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstancePossiblePlacements', 'device', device, true) as typeof device;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstancePossiblePlacements', 'profileId', 'u32', profileId);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetGpuInstancePossiblePlacements'))(device, profileId, null, s$bytes);
@@ -122,7 +122,7 @@ let nvmlDeviceGetGpuInstanceProfileInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `nvmlGpuInstanceProfileInfo_st`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfo(device: T.nvmlDevice_t | null, profile: number): T.nvmlGpuInstanceProfileInfo_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfo', 'device', device, true) as typeof device;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfo', 'profile', 'u32', profile);
   const info$ = new Uint8Array(48);
   const status = (nvmlDeviceGetGpuInstanceProfileInfo$c ??= binder.native('nvmlDeviceGetGpuInstanceProfileInfo'))(device, profile, info$);
@@ -137,7 +137,7 @@ let nvmlDeviceGetGpuInstanceProfileInfoByIdV$c: NativeFunction | undefined;
  * @returns the value of `info`: in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfoByIdV(device: T.nvmlDevice_t | null, profileId: number, info?: Partial<T.nvmlGpuInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlGpuInstanceProfileInfo_v2_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoByIdV', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoByIdV', 'device', device, true) as typeof device;
   if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstanceProfileInfoByIdV', 'profileId', 'u32', profileId);
   const info$ = new Uint8Array(records.nvmlGpuInstanceProfileInfo_v2_st().size);
   if (info != null) info$.set(new Uint8Array(recordArg('nvmlDeviceGetGpuInstanceProfileInfoByIdV', 'info', records.nvmlGpuInstanceProfileInfo_v2_st(), info, false) as Uint8Array).subarray(0, info$.length));
@@ -154,7 +154,7 @@ let nvmlDeviceGetGpuInstanceProfileInfoV$c: NativeFunction | undefined;
  * @returns the value of `info`: in/out `nvmlGpuInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000098 set for you).
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlDeviceGetGpuInstanceProfileInfoV(device: T.nvmlDevice_t | null, profile: number, info?: Partial<T.nvmlGpuInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlGpuInstanceProfileInfo_v2_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'device', device, true) as typeof device;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlDeviceGetGpuInstanceProfileInfoV', 'profile', 'u32', profile);
   const info$ = new Uint8Array(records.nvmlGpuInstanceProfileInfo_v2_st().size);
   if (info != null) info$.set(new Uint8Array(recordArg('nvmlDeviceGetGpuInstanceProfileInfoV', 'info', records.nvmlGpuInstanceProfileInfo_v2_st(), info, false) as Uint8Array).subarray(0, info$.length));
@@ -178,7 +178,7 @@ function bind$nvmlDeviceGetGpuInstanceRemainingCapacity(): typeof nvmlDeviceGetG
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuInstanceRemainingCapacity(device, profileId) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstanceRemainingCapacity', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstanceRemainingCapacity', 'device', device, true) as typeof device;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstanceRemainingCapacity', 'profileId', 'u32', profileId);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuInstanceRemainingCapacity'))(device, profileId, s$bytes);
@@ -201,7 +201,7 @@ function bind$nvmlDeviceGetGpuInstances(): typeof nvmlDeviceGetGpuInstances {
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuInstances(device, profileId) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuInstances', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuInstances', 'device', device, true) as typeof device;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlDeviceGetGpuInstances', 'profileId', 'u32', profileId);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetGpuInstances'))(device, profileId, null, s$bytes);
@@ -231,7 +231,7 @@ function bind$nvmlDeviceGetGpuMaxPcieLinkGeneration(): typeof nvmlDeviceGetGpuMa
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuMaxPcieLinkGeneration(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuMaxPcieLinkGeneration', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuMaxPcieLinkGeneration', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuMaxPcieLinkGeneration'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetGpuMaxPcieLinkGeneration', status);
@@ -252,7 +252,7 @@ function bind$nvmlDeviceGetGpuOperationMode(): typeof nvmlDeviceGetGpuOperationM
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetGpuOperationMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetGpuOperationMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetGpuOperationMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetGpuOperationMode'))(device, s$slot0, s$slot1);

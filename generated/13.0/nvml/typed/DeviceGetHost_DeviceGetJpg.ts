@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetHostVgpuMode(): typeof nvmlDeviceGetHostVgpuMode {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetHostVgpuMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetHostVgpuMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetHostVgpuMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetHostVgpuMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetHostVgpuMode', status);
@@ -35,7 +35,7 @@ let nvmlDeviceGetHostname_v1$c: NativeFunction | undefined;
  * @returns the value of `hostname`: out `nvmlHostname_v1_t`.
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetHostname_v1(device: T.nvmlDevice_t | null): T.nvmlHostname_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetHostname_v1', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetHostname_v1', 'device', device, true) as typeof device;
   const hostname$ = new Uint8Array(64);
   const status = (nvmlDeviceGetHostname_v1$c ??= binder.native('nvmlDeviceGetHostname_v1'))(device, hostname$);
   if (status !== 0) throw fail('nvmlDeviceGetHostname_v1', status);
@@ -55,7 +55,7 @@ function bind$nvmlDeviceGetIndex(): typeof nvmlDeviceGetIndex {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetIndex(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIndex', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetIndex', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetIndex'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetIndex', status);
@@ -76,7 +76,7 @@ function bind$nvmlDeviceGetInforomConfigurationChecksum(): typeof nvmlDeviceGetI
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetInforomConfigurationChecksum(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomConfigurationChecksum', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetInforomConfigurationChecksum', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetInforomConfigurationChecksum'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetInforomConfigurationChecksum', status);
@@ -90,7 +90,7 @@ let nvmlDeviceGetInforomImageVersion$c: NativeFunction | undefined;
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomImageVersion(device: T.nvmlDevice_t | null, length: number): string {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomImageVersion', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetInforomImageVersion', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetInforomImageVersion', 'length', 'u32', length);
   const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetInforomImageVersion', 'length', length)));
   const status = (nvmlDeviceGetInforomImageVersion$c ??= binder.native('nvmlDeviceGetInforomImageVersion'))(device, version$, length);
@@ -105,7 +105,7 @@ let nvmlDeviceGetInforomVersion$c: NativeFunction | undefined;
  * @returns the value of `version`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetInforomVersion(device: T.nvmlDevice_t | null, object: T.nvmlInforomObject_t, length: number): string {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetInforomVersion', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetInforomVersion', 'device', device, true) as typeof device;
   if (typeof object !== 'number' || (object | 0) !== object) throw intError('nvmlDeviceGetInforomVersion', 'object', 'i32', object);
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetInforomVersion', 'length', 'u32', length);
   const version$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetInforomVersion', 'length', length)));
@@ -127,7 +127,7 @@ function bind$nvmlDeviceGetIrqNum(): typeof nvmlDeviceGetIrqNum {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetIrqNum(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetIrqNum', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetIrqNum', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetIrqNum'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetIrqNum', status);
@@ -148,7 +148,7 @@ function bind$nvmlDeviceGetJpgUtilization(): typeof nvmlDeviceGetJpgUtilization 
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetJpgUtilization(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetJpgUtilization', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetJpgUtilization', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetJpgUtilization'))(device, s$slot0, s$slot1);

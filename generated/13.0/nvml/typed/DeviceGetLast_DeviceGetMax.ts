@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetLastBBXFlushTime(): typeof nvmlDeviceGetLastBBXFlushT
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetLastBBXFlushTime(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetLastBBXFlushTime', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetLastBBXFlushTime', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetLastBBXFlushTime'))(device, s$slot0, s$slot1);
@@ -44,7 +44,7 @@ function bind$nvmlDeviceGetMPSComputeRunningProcesses(): typeof nvmlDeviceGetMPS
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMPSComputeRunningProcesses(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMPSComputeRunningProcesses', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMPSComputeRunningProcesses', 'device', device, true) as typeof device;
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlDeviceGetMPSComputeRunningProcesses'))(device, s$bytes, null);
     if (asked !== 0 && asked !== 7) throw fail('nvmlDeviceGetMPSComputeRunningProcesses', asked);
@@ -66,7 +66,7 @@ let nvmlDeviceGetMarginTemperature$c: NativeFunction | undefined;
  * @returns the value of `marginTempInfo`: in/out `nvmlMarginTemperature_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetMarginTemperature(device: T.nvmlDevice_t | null, marginTempInfo?: Partial<T.nvmlMarginTemperature_v1_t> | Uint8Array): T.nvmlMarginTemperature_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMarginTemperature', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMarginTemperature', 'device', device, true) as typeof device;
   const marginTempInfo$ = new Uint8Array(records.nvmlMarginTemperature_v1_t().size);
   if (marginTempInfo != null) marginTempInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetMarginTemperature', 'marginTempInfo', records.nvmlMarginTemperature_v1_t(), marginTempInfo, false) as Uint8Array).subarray(0, marginTempInfo$.length));
   new DataView(marginTempInfo$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
@@ -89,7 +89,7 @@ function bind$nvmlDeviceGetMaxClockInfo(): typeof nvmlDeviceGetMaxClockInfo {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxClockInfo(device, type) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxClockInfo', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxClockInfo', 'device', device, true) as typeof device;
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMaxClockInfo', 'type', 'i32', type);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxClockInfo'))(device, type, s$bytes);
@@ -112,7 +112,7 @@ function bind$nvmlDeviceGetMaxCustomerBoostClock(): typeof nvmlDeviceGetMaxCusto
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxCustomerBoostClock(device, clockType) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxCustomerBoostClock', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxCustomerBoostClock', 'device', device, true) as typeof device;
     if (typeof clockType !== 'number' || (clockType | 0) !== clockType) throw intError('nvmlDeviceGetMaxCustomerBoostClock', 'clockType', 'i32', clockType);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxCustomerBoostClock'))(device, clockType, s$bytes);
@@ -134,7 +134,7 @@ function bind$nvmlDeviceGetMaxMigDeviceCount(): typeof nvmlDeviceGetMaxMigDevice
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxMigDeviceCount(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxMigDeviceCount', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxMigDeviceCount', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxMigDeviceCount'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMaxMigDeviceCount', status);
@@ -155,7 +155,7 @@ function bind$nvmlDeviceGetMaxPcieLinkGeneration(): typeof nvmlDeviceGetMaxPcieL
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxPcieLinkGeneration(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkGeneration', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxPcieLinkGeneration', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxPcieLinkGeneration'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkGeneration', status);
@@ -176,7 +176,7 @@ function bind$nvmlDeviceGetMaxPcieLinkWidth(): typeof nvmlDeviceGetMaxPcieLinkWi
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMaxPcieLinkWidth(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMaxPcieLinkWidth', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMaxPcieLinkWidth', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMaxPcieLinkWidth'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMaxPcieLinkWidth', status);

@@ -24,7 +24,7 @@ function bind$nvmlDeviceGetMinMaxClockOfPState(): typeof nvmlDeviceGetMinMaxCloc
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMinMaxClockOfPState(device, type, pstate) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMinMaxClockOfPState', 'device', device, true) as typeof device;
     if (typeof type !== 'number' || (type | 0) !== type) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'type', 'i32', type);
     if (typeof pstate !== 'number' || (pstate | 0) !== pstate) throw intError('nvmlDeviceGetMinMaxClockOfPState', 'pstate', 'i32', pstate);
     s$f64[0] = 0;
@@ -48,7 +48,7 @@ function bind$nvmlDeviceGetMinMaxFanSpeed(): typeof nvmlDeviceGetMinMaxFanSpeed 
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMinMaxFanSpeed(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinMaxFanSpeed', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMinMaxFanSpeed', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMinMaxFanSpeed'))(device, s$slot0, s$slot1);
@@ -70,7 +70,7 @@ function bind$nvmlDeviceGetMinorNumber(): typeof nvmlDeviceGetMinorNumber {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMinorNumber(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMinorNumber', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMinorNumber', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMinorNumber'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMinorNumber', status);
@@ -91,7 +91,7 @@ function bind$nvmlDeviceGetModuleId(): typeof nvmlDeviceGetModuleId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetModuleId(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetModuleId', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetModuleId', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetModuleId'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetModuleId', status);
@@ -112,7 +112,7 @@ function bind$nvmlDeviceGetMultiGpuBoard(): typeof nvmlDeviceGetMultiGpuBoard {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetMultiGpuBoard(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetMultiGpuBoard', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetMultiGpuBoard', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetMultiGpuBoard'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetMultiGpuBoard', status);
@@ -126,7 +126,7 @@ let nvmlDeviceGetName$c: NativeFunction | undefined;
  * @returns the value of `name`: out text (`char *`, length `length`).
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetName(device: T.nvmlDevice_t | null, length: number): string {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetName', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetName', 'device', device, true) as typeof device;
   if (typeof length !== 'number' || (length >>> 0) !== length) throw intError('nvmlDeviceGetName', 'length', 'u32', length);
   const name$ = new Uint8Array(Math.max(1, allocLength('nvmlDeviceGetName', 'length', length)));
   const status = (nvmlDeviceGetName$c ??= binder.native('nvmlDeviceGetName'))(device, name$, length);
@@ -147,7 +147,7 @@ function bind$nvmlDeviceGetNumFans(): typeof nvmlDeviceGetNumFans {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNumFans(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumFans', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNumFans', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetNumFans'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetNumFans', status);
@@ -168,7 +168,7 @@ function bind$nvmlDeviceGetNumGpuCores(): typeof nvmlDeviceGetNumGpuCores {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNumGpuCores(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumGpuCores', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNumGpuCores', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetNumGpuCores'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetNumGpuCores', status);

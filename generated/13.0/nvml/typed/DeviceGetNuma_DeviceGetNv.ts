@@ -22,7 +22,7 @@ function bind$nvmlDeviceGetNumaNodeId(): typeof nvmlDeviceGetNumaNodeId {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNumaNodeId(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNumaNodeId', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNumaNodeId', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetNumaNodeId'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetNumaNodeId', status);
@@ -45,7 +45,7 @@ function bind$nvmlDeviceGetNvLinkCapability(): typeof nvmlDeviceGetNvLinkCapabil
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNvLinkCapability(device, link, capability) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkCapability', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkCapability', 'device', device, true) as typeof device;
     if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkCapability', 'link', 'u32', link);
     if (typeof capability !== 'number' || (capability | 0) !== capability) throw intError('nvmlDeviceGetNvLinkCapability', 'capability', 'i32', capability);
     s$f64[0] = 0;
@@ -70,7 +70,7 @@ function bind$nvmlDeviceGetNvLinkErrorCounter(): typeof nvmlDeviceGetNvLinkError
   const s$f64 = s.f64, s$bytes = s.bytes, s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNvLinkErrorCounter(device, link, counter) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkErrorCounter', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkErrorCounter', 'device', device, true) as typeof device;
     if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'link', 'u32', link);
     if (typeof counter !== 'number' || (counter | 0) !== counter) throw intError('nvmlDeviceGetNvLinkErrorCounter', 'counter', 'i32', counter);
     s$f64[0] = 0;
@@ -86,7 +86,7 @@ let nvmlDeviceGetNvLinkInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: in/out `nvmlNvLinkInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200064c set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkInfo(device: T.nvmlDevice_t | null, info?: Partial<T.nvmlNvLinkInfo_v2_t> | Uint8Array): T.nvmlNvLinkInfo_v2_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkInfo', 'device', device, true) as typeof device;
   const info$ = new Uint8Array(records.nvmlNvLinkInfo_v2_t().size);
   if (info != null) info$.set(new Uint8Array(recordArg('nvmlDeviceGetNvLinkInfo', 'info', records.nvmlNvLinkInfo_v2_t(), info, false) as Uint8Array).subarray(0, info$.length));
   new DataView(info$.buffer).setUint32(0, 0x200064c, true); // NVML struct version
@@ -109,7 +109,7 @@ function bind$nvmlDeviceGetNvLinkRemoteDeviceType(): typeof nvmlDeviceGetNvLinkR
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNvLinkRemoteDeviceType(device, link) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemoteDeviceType', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkRemoteDeviceType', 'device', device, true) as typeof device;
     if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemoteDeviceType', 'link', 'u32', link);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetNvLinkRemoteDeviceType'))(device, link, s$bytes);
@@ -124,7 +124,7 @@ let nvmlDeviceGetNvLinkRemotePciInfo$c: NativeFunction | undefined;
  * @returns the value of `pci`: out `nvmlPciInfo_st`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkRemotePciInfo(device: T.nvmlDevice_t | null, link: number): T.nvmlPciInfo_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkRemotePciInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkRemotePciInfo', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkRemotePciInfo', 'link', 'u32', link);
   const pci$ = new Uint8Array(68);
   const status = (nvmlDeviceGetNvLinkRemotePciInfo$c ??= binder.native('nvmlDeviceGetNvLinkRemotePciInfo'))(device, link, pci$);
@@ -146,7 +146,7 @@ function bind$nvmlDeviceGetNvLinkState(): typeof nvmlDeviceGetNvLinkState {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNvLinkState(device, link) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkState', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkState', 'device', device, true) as typeof device;
     if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkState', 'link', 'u32', link);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetNvLinkState'))(device, link, s$bytes);
@@ -162,7 +162,7 @@ let nvmlDeviceGetNvLinkUtilizationControl$c: NativeFunction | undefined;
  * @returns the value of `control`: out `nvmlNvLinkUtilizationControl_st`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceGetNvLinkUtilizationControl(device: T.nvmlDevice_t | null, link: number, counter: number): T.nvmlNvLinkUtilizationControl_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationControl', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkUtilizationControl', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationControl', 'link', 'u32', link);
   if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceGetNvLinkUtilizationControl', 'counter', 'u32', counter);
   const control$ = new Uint8Array(8);
@@ -186,7 +186,7 @@ function bind$nvmlDeviceGetNvLinkUtilizationCounter(): typeof nvmlDeviceGetNvLin
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u64 = s.u64;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNvLinkUtilizationCounter(device, link, counter) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
     if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'link', 'u32', link);
     if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceGetNvLinkUtilizationCounter', 'counter', 'u32', counter);
     s$f64[0] = 0;
@@ -211,7 +211,7 @@ function bind$nvmlDeviceGetNvLinkVersion(): typeof nvmlDeviceGetNvLinkVersion {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetNvLinkVersion(device, link) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetNvLinkVersion', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetNvLinkVersion', 'device', device, true) as typeof device;
     if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceGetNvLinkVersion', 'link', 'u32', link);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetNvLinkVersion'))(device, link, s$bytes);

@@ -15,7 +15,7 @@ let nvmlDeviceGetPdi$c: NativeFunction | undefined;
  * @returns the value of `pdi`: in/out `nvmlPdi_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPdi(device: T.nvmlDevice_t | null, pdi?: Partial<T.nvmlPdi_v1_t> | Uint8Array): T.nvmlPdi_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPdi', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPdi', 'device', device, true) as typeof device;
   const pdi$ = new Uint8Array(records.nvmlPdi_v1_t().size);
   if (pdi != null) pdi$.set(new Uint8Array(recordArg('nvmlDeviceGetPdi', 'pdi', records.nvmlPdi_v1_t(), pdi, false) as Uint8Array).subarray(0, pdi$.length));
   new DataView(pdi$.buffer).setUint32(0, 0x1000010, true); // NVML struct version
@@ -30,7 +30,7 @@ let nvmlDeviceGetPerformanceModes$c: NativeFunction | undefined;
  * @returns the value of `perfModes`: in/out `nvmlDevicePerfModes_v1_t`: fields given here in, the record the call fills returned (version 0x1000804 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPerformanceModes(device: T.nvmlDevice_t | null, perfModes?: Partial<T.nvmlDevicePerfModes_v1_t> | Uint8Array): T.nvmlDevicePerfModes_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceModes', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPerformanceModes', 'device', device, true) as typeof device;
   const perfModes$ = new Uint8Array(records.nvmlDevicePerfModes_v1_t().size);
   if (perfModes != null) perfModes$.set(new Uint8Array(recordArg('nvmlDeviceGetPerformanceModes', 'perfModes', records.nvmlDevicePerfModes_v1_t(), perfModes, false) as Uint8Array).subarray(0, perfModes$.length));
   new DataView(perfModes$.buffer).setUint32(0, 0x1000804, true); // NVML struct version
@@ -52,7 +52,7 @@ function bind$nvmlDeviceGetPerformanceState(): typeof nvmlDeviceGetPerformanceSt
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPerformanceState(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPerformanceState', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPerformanceState'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPerformanceState', status);
@@ -73,7 +73,7 @@ function bind$nvmlDeviceGetPersistenceMode(): typeof nvmlDeviceGetPersistenceMod
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPersistenceMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPersistenceMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPersistenceMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPersistenceMode', status);
@@ -94,7 +94,7 @@ function bind$nvmlDeviceGetPgpuMetadataString(): typeof nvmlDeviceGetPgpuMetadat
   const s$u64 = s.u64, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPgpuMetadataString(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPgpuMetadataString', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPgpuMetadataString', 'device', device, true) as typeof device;
     const pgpuMetadata$ = new Uint8Array(4096);
     s$u64[0] = BigInt(4096);
     const status = (native$ ??= binder.native('nvmlDeviceGetPgpuMetadataString'))(device, pgpuMetadata$, s$bytes);
@@ -109,7 +109,7 @@ let nvmlDeviceGetPlatformInfo$c: NativeFunction | undefined;
  * @returns the value of `platformInfo`: in/out `nvmlPlatformInfo_v2_t`: fields given here in, the record the call fills returned (version 0x200002c set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPlatformInfo(device: T.nvmlDevice_t | null, platformInfo?: Partial<T.nvmlPlatformInfo_v2_t> | Uint8Array): T.nvmlPlatformInfo_v2_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPlatformInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPlatformInfo', 'device', device, true) as typeof device;
   const platformInfo$ = new Uint8Array(records.nvmlPlatformInfo_v2_t().size);
   if (platformInfo != null) platformInfo$.set(new Uint8Array(recordArg('nvmlDeviceGetPlatformInfo', 'platformInfo', records.nvmlPlatformInfo_v2_t(), platformInfo, false) as Uint8Array).subarray(0, platformInfo$.length));
   new DataView(platformInfo$.buffer).setUint32(0, 0x200002c, true); // NVML struct version
@@ -131,7 +131,7 @@ function bind$nvmlDeviceGetPowerManagementDefaultLimit(): typeof nvmlDeviceGetPo
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPowerManagementDefaultLimit(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementDefaultLimit', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerManagementDefaultLimit', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPowerManagementDefaultLimit'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPowerManagementDefaultLimit', status);
@@ -152,7 +152,7 @@ function bind$nvmlDeviceGetPowerManagementLimit(): typeof nvmlDeviceGetPowerMana
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPowerManagementLimit(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimit', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerManagementLimit', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPowerManagementLimit'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPowerManagementLimit', status);
@@ -173,7 +173,7 @@ function bind$nvmlDeviceGetPowerManagementLimitConstraints(): typeof nvmlDeviceG
   const s$f64 = s.f64, s$slot0 = s.slot(0), s$slot1 = s.slot(1), s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPowerManagementLimitConstraints(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementLimitConstraints', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerManagementLimitConstraints', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     s$f64[1] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPowerManagementLimitConstraints'))(device, s$slot0, s$slot1);
@@ -195,7 +195,7 @@ function bind$nvmlDeviceGetPowerManagementMode(): typeof nvmlDeviceGetPowerManag
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPowerManagementMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerManagementMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerManagementMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPowerManagementMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPowerManagementMode', status);
@@ -208,7 +208,7 @@ let nvmlDeviceGetPowerMizerMode_v1$c: NativeFunction | undefined;
  * @returns the value of `powerMizerMode`: out `nvmlDevicePowerMizerModes_v1_t`.
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetPowerMizerMode_v1(device: T.nvmlDevice_t | null): T.nvmlDevicePowerMizerModes_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerMizerMode_v1', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerMizerMode_v1', 'device', device, true) as typeof device;
   const powerMizerMode$ = new Uint8Array(12);
   const status = (nvmlDeviceGetPowerMizerMode_v1$c ??= binder.native('nvmlDeviceGetPowerMizerMode_v1'))(device, powerMizerMode$);
   if (status !== 0) throw fail('nvmlDeviceGetPowerMizerMode_v1', status);
@@ -228,7 +228,7 @@ function bind$nvmlDeviceGetPowerSource(): typeof nvmlDeviceGetPowerSource {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPowerSource(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerSource', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerSource', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPowerSource'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPowerSource', status);
@@ -249,7 +249,7 @@ function bind$nvmlDeviceGetPowerState(): typeof nvmlDeviceGetPowerState {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPowerState(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerState', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerState', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPowerState'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPowerState', status);
@@ -270,7 +270,7 @@ function bind$nvmlDeviceGetPowerUsage(): typeof nvmlDeviceGetPowerUsage {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetPowerUsage(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetPowerUsage', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetPowerUsage', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetPowerUsage'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetPowerUsage', status);

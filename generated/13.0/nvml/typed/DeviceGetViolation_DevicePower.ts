@@ -15,7 +15,7 @@ let nvmlDeviceGetViolationStatus$c: NativeFunction | undefined;
  * @returns the value of `violTime`: out `nvmlViolationTime_st`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceGetViolationStatus(device: T.nvmlDevice_t | null, perfPolicyType: T.nvmlPerfPolicyType_t): T.nvmlViolationTime_st {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetViolationStatus', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetViolationStatus', 'device', device, true) as typeof device;
   if (typeof perfPolicyType !== 'number' || (perfPolicyType | 0) !== perfPolicyType) throw intError('nvmlDeviceGetViolationStatus', 'perfPolicyType', 'i32', perfPolicyType);
   const violTime$ = new Uint8Array(16);
   const status = (nvmlDeviceGetViolationStatus$c ??= binder.native('nvmlDeviceGetViolationStatus'))(device, perfPolicyType, violTime$);
@@ -36,7 +36,7 @@ function bind$nvmlDeviceGetVirtualizationMode(): typeof nvmlDeviceGetVirtualizat
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceGetVirtualizationMode(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceGetVirtualizationMode', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceGetVirtualizationMode'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceGetVirtualizationMode', status);
@@ -57,7 +57,7 @@ function bind$nvmlDeviceIsMigDeviceHandle(): typeof nvmlDeviceIsMigDeviceHandle 
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceIsMigDeviceHandle(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceIsMigDeviceHandle', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceIsMigDeviceHandle'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceIsMigDeviceHandle', status);
@@ -90,8 +90,8 @@ function bind$nvmlDeviceOnSameBoard(): typeof nvmlDeviceOnSameBoard {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function nvmlDeviceOnSameBoard(device1, device2) {
-    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || device1 % 1 !== 0) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
-    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || device2 % 1 !== 0) device2 = addressArg('nvmlDeviceOnSameBoard', 'device2', device2, true) as typeof device2;
+    if (typeof device1 !== 'number' || !(device1 >= 0 && device1 <= 9007199254740991) || Math.floor(device1) !== device1) device1 = addressArg('nvmlDeviceOnSameBoard', 'device1', device1, true) as typeof device1;
+    if (typeof device2 !== 'number' || !(device2 >= 0 && device2 <= 9007199254740991) || Math.floor(device2) !== device2) device2 = addressArg('nvmlDeviceOnSameBoard', 'device2', device2, true) as typeof device2;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlDeviceOnSameBoard'))(device1, device2, s$bytes);
     if (status !== 0) throw fail('nvmlDeviceOnSameBoard', status);
@@ -105,7 +105,7 @@ let nvmlDevicePowerSmoothingActivatePresetProfile$c: NativeFunction | undefined;
  * @returns the value of `profile`: in/out `nvmlPowerSmoothingProfile_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
 export function nvmlDevicePowerSmoothingActivatePresetProfile(device: T.nvmlDevice_t | null, profile?: Partial<T.nvmlPowerSmoothingProfile_v1_t> | Uint8Array): T.nvmlPowerSmoothingProfile_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDevicePowerSmoothingActivatePresetProfile', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDevicePowerSmoothingActivatePresetProfile', 'device', device, true) as typeof device;
   const profile$ = new Uint8Array(records.nvmlPowerSmoothingProfile_v1_t().size);
   if (profile != null) profile$.set(new Uint8Array(recordArg('nvmlDevicePowerSmoothingActivatePresetProfile', 'profile', records.nvmlPowerSmoothingProfile_v1_t(), profile, false) as Uint8Array).subarray(0, profile$.length));
   new DataView(profile$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
@@ -120,7 +120,7 @@ let nvmlDevicePowerSmoothingSetState$c: NativeFunction | undefined;
  * @returns the value of `state`: in/out `nvmlPowerSmoothingState_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
 export function nvmlDevicePowerSmoothingSetState(device: T.nvmlDevice_t | null, state?: Partial<T.nvmlPowerSmoothingState_v1_t> | Uint8Array): T.nvmlPowerSmoothingState_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDevicePowerSmoothingSetState', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDevicePowerSmoothingSetState', 'device', device, true) as typeof device;
   const state$ = new Uint8Array(records.nvmlPowerSmoothingState_v1_t().size);
   if (state != null) state$.set(new Uint8Array(recordArg('nvmlDevicePowerSmoothingSetState', 'state', records.nvmlPowerSmoothingState_v1_t(), state, false) as Uint8Array).subarray(0, state$.length));
   new DataView(state$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
@@ -135,7 +135,7 @@ let nvmlDevicePowerSmoothingUpdatePresetProfileParam$c: NativeFunction | undefin
  * @returns the value of `profile`: in/out `nvmlPowerSmoothingProfile_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlPowerSmoothing`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). */
 export function nvmlDevicePowerSmoothingUpdatePresetProfileParam(device: T.nvmlDevice_t | null, profile?: Partial<T.nvmlPowerSmoothingProfile_v1_t> | Uint8Array): T.nvmlPowerSmoothingProfile_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDevicePowerSmoothingUpdatePresetProfileParam', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDevicePowerSmoothingUpdatePresetProfileParam', 'device', device, true) as typeof device;
   const profile$ = new Uint8Array(records.nvmlPowerSmoothingProfile_v1_t().size);
   if (profile != null) profile$.set(new Uint8Array(recordArg('nvmlDevicePowerSmoothingUpdatePresetProfileParam', 'profile', records.nvmlPowerSmoothingProfile_v1_t(), profile, false) as Uint8Array).subarray(0, profile$.length));
   new DataView(profile$.buffer).setUint32(0, 0x1000018, true); // NVML struct version

@@ -36,7 +36,7 @@ let nvmlDeviceReadWritePRM_v1$c: NativeFunction | undefined;
  * @returns the value of `buffer`: in/out `nvmlPRMTLV_v1_t`: fields given here in, the record the call fills returned.
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlGPUPRMAccess`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGPUPRMAccess.html). */
 export function nvmlDeviceReadWritePRM_v1(device: T.nvmlDevice_t | null, buffer?: Partial<T.nvmlPRMTLV_v1_t> | Uint8Array): T.nvmlPRMTLV_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceReadWritePRM_v1', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceReadWritePRM_v1', 'device', device, true) as typeof device;
   const buffer$ = new Uint8Array(records.nvmlPRMTLV_v1_t().size);
   if (buffer != null) buffer$.set(new Uint8Array(recordArg('nvmlDeviceReadWritePRM_v1', 'buffer', records.nvmlPRMTLV_v1_t(), buffer, false) as Uint8Array).subarray(0, buffer$.length));
   const status = (nvmlDeviceReadWritePRM_v1$c ??= binder.native('nvmlDeviceReadWritePRM_v1'))(device, buffer$);
@@ -50,9 +50,9 @@ let nvmlDeviceRegisterEvents$c: NativeFunction | undefined;
  * @param set in `nvmlEventSet_t`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlDeviceRegisterEvents(device: T.nvmlDevice_t | null, eventTypes: T.Int64, set: T.nvmlEventSet_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceRegisterEvents', 'device', device, true) as typeof device;
-  if (typeof eventTypes !== 'number' || !(eventTypes >= 0 && eventTypes <= 9007199254740991) || eventTypes % 1 !== 0) int64Arg('nvmlDeviceRegisterEvents', 'eventTypes', eventTypes, false);
-  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlDeviceRegisterEvents', 'set', set, true) as typeof set;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceRegisterEvents', 'device', device, true) as typeof device;
+  if (typeof eventTypes !== 'number' || !(eventTypes >= 0 && eventTypes <= 9007199254740991) || Math.floor(eventTypes) !== eventTypes) int64Arg('nvmlDeviceRegisterEvents', 'eventTypes', eventTypes, false);
+  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || Math.floor(set) !== set) set = addressArg('nvmlDeviceRegisterEvents', 'set', set, true) as typeof set;
   const status = (nvmlDeviceRegisterEvents$c ??= binder.native('nvmlDeviceRegisterEvents'))(device, eventTypes, set);
   if (status !== 0) throw fail('nvmlDeviceRegisterEvents', status);
 }
@@ -74,7 +74,7 @@ let nvmlDeviceResetApplicationsClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetApplicationsClocks(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetApplicationsClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetApplicationsClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetApplicationsClocks$c ??= binder.native('nvmlDeviceResetApplicationsClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetApplicationsClocks', status);
 }
@@ -83,7 +83,7 @@ let nvmlDeviceResetGpuLockedClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetGpuLockedClocks(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetGpuLockedClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetGpuLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetGpuLockedClocks$c ??= binder.native('nvmlDeviceResetGpuLockedClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetGpuLockedClocks', status);
 }
@@ -92,7 +92,7 @@ let nvmlDeviceResetMemoryLockedClocks$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceCommands`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceCommands.html). */
 export function nvmlDeviceResetMemoryLockedClocks(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetMemoryLockedClocks', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetMemoryLockedClocks', 'device', device, true) as typeof device;
   const status = (nvmlDeviceResetMemoryLockedClocks$c ??= binder.native('nvmlDeviceResetMemoryLockedClocks'))(device);
   if (status !== 0) throw fail('nvmlDeviceResetMemoryLockedClocks', status);
 }
@@ -102,7 +102,7 @@ let nvmlDeviceResetNvLinkErrorCounters$c: NativeFunction | undefined;
  * @param link in `unsigned int`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceResetNvLinkErrorCounters(device: T.nvmlDevice_t | null, link: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetNvLinkErrorCounters', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetNvLinkErrorCounters', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkErrorCounters', 'link', 'u32', link);
   const status = (nvmlDeviceResetNvLinkErrorCounters$c ??= binder.native('nvmlDeviceResetNvLinkErrorCounters'))(device, link);
   if (status !== 0) throw fail('nvmlDeviceResetNvLinkErrorCounters', status);
@@ -114,7 +114,7 @@ let nvmlDeviceResetNvLinkUtilizationCounter$c: NativeFunction | undefined;
  * @param counter in `unsigned int`.
  * @remarks [NVIDIA group `NvLink`](https://docs.nvidia.com/deploy/nvml-api/group__NvLink.html). */
 export function nvmlDeviceResetNvLinkUtilizationCounter(device: T.nvmlDevice_t | null, link: number, counter: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceResetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceResetNvLinkUtilizationCounter', 'device', device, true) as typeof device;
   if (typeof link !== 'number' || (link >>> 0) !== link) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'link', 'u32', link);
   if (typeof counter !== 'number' || (counter >>> 0) !== counter) throw intError('nvmlDeviceResetNvLinkUtilizationCounter', 'counter', 'u32', counter);
   const status = (nvmlDeviceResetNvLinkUtilizationCounter$c ??= binder.native('nvmlDeviceResetNvLinkUtilizationCounter'))(device, link, counter);

@@ -13,7 +13,7 @@ let nvmlDeviceValidateInforom$c: NativeFunction | undefined;
  * @param device in `nvmlDevice_t`.
  * @remarks [NVIDIA group `nvmlDeviceQueries`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlDeviceQueries.html). */
 export function nvmlDeviceValidateInforom(device: T.nvmlDevice_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceValidateInforom', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceValidateInforom', 'device', device, true) as typeof device;
   const status = (nvmlDeviceValidateInforom$c ??= binder.native('nvmlDeviceValidateInforom'))(device);
   if (status !== 0) throw fail('nvmlDeviceValidateInforom', status);
 }
@@ -24,7 +24,7 @@ let nvmlDeviceWorkloadPowerProfileClearRequestedProfiles$c: NativeFunction | und
  * @returns the value of `requestedProfiles`: in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(device: T.nvmlDevice_t | null, requestedProfiles?: Partial<T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles', 'device', device, true) as typeof device;
   const requestedProfiles$ = new Uint8Array(records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t().size);
   if (requestedProfiles != null) requestedProfiles$.set(new Uint8Array(recordArg('nvmlDeviceWorkloadPowerProfileClearRequestedProfiles', 'requestedProfiles', records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t(), requestedProfiles, false) as Uint8Array).subarray(0, requestedProfiles$.length));
   new DataView(requestedProfiles$.buffer).setUint32(0, 0x1000024, true); // NVML struct version
@@ -39,7 +39,7 @@ let nvmlDeviceWorkloadPowerProfileGetCurrentProfiles$c: NativeFunction | undefin
  * @returns the value of `currentProfiles`: in/out `nvmlWorkloadPowerProfileCurrentProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000064 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(device: T.nvmlDevice_t | null, currentProfiles?: Partial<T.nvmlWorkloadPowerProfileCurrentProfiles_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileCurrentProfiles_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles', 'device', device, true) as typeof device;
   const currentProfiles$ = new Uint8Array(records.nvmlWorkloadPowerProfileCurrentProfiles_v1_t().size);
   if (currentProfiles != null) currentProfiles$.set(new Uint8Array(recordArg('nvmlDeviceWorkloadPowerProfileGetCurrentProfiles', 'currentProfiles', records.nvmlWorkloadPowerProfileCurrentProfiles_v1_t(), currentProfiles, false) as Uint8Array).subarray(0, currentProfiles$.length));
   new DataView(currentProfiles$.buffer).setUint32(0, 0x1000064, true); // NVML struct version
@@ -54,7 +54,7 @@ let nvmlDeviceWorkloadPowerProfileGetProfilesInfo$c: NativeFunction | undefined;
  * @returns the value of `profilesInfo`: in/out `nvmlWorkloadPowerProfileProfilesInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1002bf8 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileGetProfilesInfo(device: T.nvmlDevice_t | null, profilesInfo?: Partial<T.nvmlWorkloadPowerProfileProfilesInfo_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileProfilesInfo_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceWorkloadPowerProfileGetProfilesInfo', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceWorkloadPowerProfileGetProfilesInfo', 'device', device, true) as typeof device;
   const profilesInfo$ = new Uint8Array(records.nvmlWorkloadPowerProfileProfilesInfo_v1_t().size);
   if (profilesInfo != null) profilesInfo$.set(new Uint8Array(recordArg('nvmlDeviceWorkloadPowerProfileGetProfilesInfo', 'profilesInfo', records.nvmlWorkloadPowerProfileProfilesInfo_v1_t(), profilesInfo, false) as Uint8Array).subarray(0, profilesInfo$.length));
   new DataView(profilesInfo$.buffer).setUint32(0, 0x1002bf8, true); // NVML struct version
@@ -69,7 +69,7 @@ let nvmlDeviceWorkloadPowerProfileSetRequestedProfiles$c: NativeFunction | undef
  * @returns the value of `requestedProfiles`: in/out `nvmlWorkloadPowerProfileRequestedProfiles_v1_t`: fields given here in, the record the call fills returned (version 0x1000024 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlPowerProfiles`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerProfiles.html). */
 export function nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(device: T.nvmlDevice_t | null, requestedProfiles?: Partial<T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t> | Uint8Array): T.nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles', 'device', device, true) as typeof device;
   const requestedProfiles$ = new Uint8Array(records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t().size);
   if (requestedProfiles != null) requestedProfiles$.set(new Uint8Array(recordArg('nvmlDeviceWorkloadPowerProfileSetRequestedProfiles', 'requestedProfiles', records.nvmlWorkloadPowerProfileRequestedProfiles_v1_t(), requestedProfiles, false) as Uint8Array).subarray(0, requestedProfiles$.length));
   new DataView(requestedProfiles$.buffer).setUint32(0, 0x1000024, true); // NVML struct version
@@ -116,7 +116,7 @@ let nvmlEventSetFree$c: NativeFunction | undefined;
  * @param set in `nvmlEventSet_t`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetFree(set: T.nvmlEventSet_t | null): void {
-  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlEventSetFree', 'set', set, true) as typeof set;
+  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || Math.floor(set) !== set) set = addressArg('nvmlEventSetFree', 'set', set, true) as typeof set;
   const status = (nvmlEventSetFree$c ??= binder.native('nvmlEventSetFree'))(set);
   if (status !== 0) throw fail('nvmlEventSetFree', status);
 }
@@ -127,7 +127,7 @@ let nvmlEventSetWait$c: NativeFunction | undefined;
  * @returns the value of `data`: out `nvmlEventData_st`.
  * @remarks [NVIDIA group `nvmlEvents`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlEvents.html). */
 export function nvmlEventSetWait(set: T.nvmlEventSet_t | null, timeoutms: number): T.nvmlEventData_st {
-  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || set % 1 !== 0) set = addressArg('nvmlEventSetWait', 'set', set, true) as typeof set;
+  if (typeof set !== 'number' || !(set >= 0 && set <= 9007199254740991) || Math.floor(set) !== set) set = addressArg('nvmlEventSetWait', 'set', set, true) as typeof set;
   const data$ = new Uint8Array(32);
   if (typeof timeoutms !== 'number' || (timeoutms >>> 0) !== timeoutms) throw intError('nvmlEventSetWait', 'timeoutms', 'u32', timeoutms);
   const status = (nvmlEventSetWait$c ??= binder.native('nvmlEventSetWait'))(set, data$, timeoutms);

@@ -104,9 +104,9 @@ let nvmlGpmMigSampleGet$c: NativeFunction | undefined;
  * @param gpmSample in `nvmlGpmSample_t`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmMigSampleGet(device: T.nvmlDevice_t | null, gpuInstanceId: number, gpmSample: T.nvmlGpmSample_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmMigSampleGet', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmMigSampleGet', 'device', device, true) as typeof device;
   if (typeof gpuInstanceId !== 'number' || (gpuInstanceId >>> 0) !== gpuInstanceId) throw intError('nvmlGpmMigSampleGet', 'gpuInstanceId', 'u32', gpuInstanceId);
-  if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || gpmSample % 1 !== 0) gpmSample = addressArg('nvmlGpmMigSampleGet', 'gpmSample', gpmSample, true) as typeof gpmSample;
+  if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || Math.floor(gpmSample) !== gpmSample) gpmSample = addressArg('nvmlGpmMigSampleGet', 'gpmSample', gpmSample, true) as typeof gpmSample;
   const status = (nvmlGpmMigSampleGet$c ??= binder.native('nvmlGpmMigSampleGet'))(device, gpuInstanceId, gpmSample);
   if (status !== 0) throw fail('nvmlGpmMigSampleGet', status);
 }
@@ -117,7 +117,7 @@ let nvmlGpmQueryDeviceSupport$c: NativeFunction | undefined;
  * @returns the value of `gpmSupport`: in/out `nvmlGpmSupport_t`: fields given here in, the record the call fills returned (version 0x1 set for you).
  * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmQueryDeviceSupport(device: T.nvmlDevice_t | null, gpmSupport?: Partial<T.nvmlGpmSupport_t> | Uint8Array): T.nvmlGpmSupport_t {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmQueryDeviceSupport', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmQueryDeviceSupport', 'device', device, true) as typeof device;
   const gpmSupport$ = new Uint8Array(records.nvmlGpmSupport_t().size);
   if (gpmSupport != null) gpmSupport$.set(new Uint8Array(recordArg('nvmlGpmQueryDeviceSupport', 'gpmSupport', records.nvmlGpmSupport_t(), gpmSupport, false) as Uint8Array).subarray(0, gpmSupport$.length));
   new DataView(gpmSupport$.buffer).setUint32(0, 0x1, true); // NVML struct version
@@ -139,7 +139,7 @@ function bind$nvmlGpmQueryIfStreamingEnabled(): typeof nvmlGpmQueryIfStreamingEn
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlGpmQueryIfStreamingEnabled(device) {
-    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmQueryIfStreamingEnabled', 'device', device, true) as typeof device;
+    if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmQueryIfStreamingEnabled', 'device', device, true) as typeof device;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlGpmQueryIfStreamingEnabled'))(device, s$bytes);
     if (status !== 0) throw fail('nvmlGpmQueryIfStreamingEnabled', status);
@@ -175,7 +175,7 @@ let nvmlGpmSampleFree$c: NativeFunction | undefined;
  * @param gpmSample in `nvmlGpmSample_t`.
  * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleFree(gpmSample: T.nvmlGpmSample_t | null): void {
-  if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || gpmSample % 1 !== 0) gpmSample = addressArg('nvmlGpmSampleFree', 'gpmSample', gpmSample, true) as typeof gpmSample;
+  if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || Math.floor(gpmSample) !== gpmSample) gpmSample = addressArg('nvmlGpmSampleFree', 'gpmSample', gpmSample, true) as typeof gpmSample;
   const status = (nvmlGpmSampleFree$c ??= binder.native('nvmlGpmSampleFree'))(gpmSample);
   if (status !== 0) throw fail('nvmlGpmSampleFree', status);
 }
@@ -185,8 +185,8 @@ let nvmlGpmSampleGet$c: NativeFunction | undefined;
  * @param gpmSample in `nvmlGpmSample_t`.
  * @remarks [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSampleGet(device: T.nvmlDevice_t | null, gpmSample: T.nvmlGpmSample_t | null): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmSampleGet', 'device', device, true) as typeof device;
-  if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || gpmSample % 1 !== 0) gpmSample = addressArg('nvmlGpmSampleGet', 'gpmSample', gpmSample, true) as typeof gpmSample;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmSampleGet', 'device', device, true) as typeof device;
+  if (typeof gpmSample !== 'number' || !(gpmSample >= 0 && gpmSample <= 9007199254740991) || Math.floor(gpmSample) !== gpmSample) gpmSample = addressArg('nvmlGpmSampleGet', 'gpmSample', gpmSample, true) as typeof gpmSample;
   const status = (nvmlGpmSampleGet$c ??= binder.native('nvmlGpmSampleGet'))(device, gpmSample);
   if (status !== 0) throw fail('nvmlGpmSampleGet', status);
 }
@@ -196,7 +196,7 @@ let nvmlGpmSetStreamingEnabled$c: NativeFunction | undefined;
  * @param state in `unsigned int`.
  * @remarks Since CUDA 12.5. [NVIDIA group `nvmlGpmFunctions`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlGpmFunctions.html). */
 export function nvmlGpmSetStreamingEnabled(device: T.nvmlDevice_t | null, state: number): void {
-  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || device % 1 !== 0) device = addressArg('nvmlGpmSetStreamingEnabled', 'device', device, true) as typeof device;
+  if (typeof device !== 'number' || !(device >= 0 && device <= 9007199254740991) || Math.floor(device) !== device) device = addressArg('nvmlGpmSetStreamingEnabled', 'device', device, true) as typeof device;
   if (typeof state !== 'number' || (state >>> 0) !== state) throw intError('nvmlGpmSetStreamingEnabled', 'state', 'u32', state);
   const status = (nvmlGpmSetStreamingEnabled$c ??= binder.native('nvmlGpmSetStreamingEnabled'))(device, state);
   if (status !== 0) throw fail('nvmlGpmSetStreamingEnabled', status);

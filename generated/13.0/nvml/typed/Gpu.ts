@@ -24,7 +24,7 @@ function bind$nvmlGpuInstanceCreateComputeInstance(): typeof nvmlGpuInstanceCrea
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlGpuInstanceCreateComputeInstance(gpuInstance, profileId) {
-    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstance', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstance', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstance', 'profileId', 'u32', profileId);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlGpuInstanceCreateComputeInstance'))(gpuInstance, profileId, s$bytes);
@@ -53,7 +53,7 @@ function bind$nvmlGpuInstanceCreateComputeInstanceWithPlacement(): typeof nvmlGp
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlGpuInstanceCreateComputeInstanceWithPlacement(gpuInstance, profileId, placement) {
-    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'profileId', 'u32', profileId);
     const placement$ = recordArg('nvmlGpuInstanceCreateComputeInstanceWithPlacement', 'placement', records.nvmlComputeInstancePlacement_st(), placement, false);
     s$f64[0] = 0;
@@ -71,7 +71,7 @@ let nvmlGpuInstanceDestroy$c: NativeFunction | undefined;
  * @param gpuInstance in `nvmlGpuInstance_t`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceDestroy(gpuInstance: T.nvmlGpuInstance_t | null): void {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceDestroy', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceDestroy', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const status = (nvmlGpuInstanceDestroy$c ??= binder.native('nvmlGpuInstanceDestroy'))(gpuInstance);
   if (status !== 0) throw fail('nvmlGpuInstanceDestroy', status);
 }
@@ -82,7 +82,7 @@ let nvmlGpuInstanceGetActiveVgpus$c: NativeFunction | undefined;
  * @returns the value of `pVgpuInstanceInfo`: in/out `nvmlActiveVgpuInstanceInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetActiveVgpus(gpuInstance: T.nvmlGpuInstance_t | null, pVgpuInstanceInfo?: Partial<T.nvmlActiveVgpuInstanceInfo_v1_t> | Uint8Array): T.nvmlActiveVgpuInstanceInfo_v1_t {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetActiveVgpus', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetActiveVgpus', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pVgpuInstanceInfo$ = new Uint8Array(records.nvmlActiveVgpuInstanceInfo_v1_t().size);
   if (pVgpuInstanceInfo != null) pVgpuInstanceInfo$.set(new Uint8Array(recordArg('nvmlGpuInstanceGetActiveVgpus', 'pVgpuInstanceInfo', records.nvmlActiveVgpuInstanceInfo_v1_t(), pVgpuInstanceInfo, false) as Uint8Array).subarray(0, pVgpuInstanceInfo$.length));
   new DataView(pVgpuInstanceInfo$.buffer).setUint32(0, 0x1000010, true); // NVML struct version
@@ -106,7 +106,7 @@ function bind$nvmlGpuInstanceGetComputeInstanceById(): typeof nvmlGpuInstanceGet
   let native$: NativeFunction | undefined;
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function nvmlGpuInstanceGetComputeInstanceById(gpuInstance, id) {
-    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceById', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceById', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof id !== 'number' || (id >>> 0) !== id) throw intError('nvmlGpuInstanceGetComputeInstanceById', 'id', 'u32', id);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceById'))(gpuInstance, id, s$bytes);
@@ -133,7 +133,7 @@ function bind$nvmlGpuInstanceGetComputeInstancePossiblePlacements(): typeof nvml
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlGpuInstanceGetComputeInstancePossiblePlacements(gpuInstance, profileId) {
-    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstancePossiblePlacements', 'profileId', 'u32', profileId);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstancePossiblePlacements'))(gpuInstance, profileId, null, s$bytes);
@@ -157,7 +157,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `nvmlComputeInstanceProfileInfo_st`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfo(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number): T.nvmlComputeInstanceProfileInfo_st {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'profile', 'u32', profile);
   if (typeof engProfile !== 'number' || (engProfile >>> 0) !== engProfile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfo', 'engProfile', 'u32', engProfile);
   const info$ = new Uint8Array(36);
@@ -174,7 +174,7 @@ let nvmlGpuInstanceGetComputeInstanceProfileInfoV$c: NativeFunction | undefined;
  * @returns the value of `info`: in/out `nvmlComputeInstanceProfileInfo_v2_st`: fields given here in, the record the call fills returned (version 0x2000088 set for you).
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetComputeInstanceProfileInfoV(gpuInstance: T.nvmlGpuInstance_t | null, profile: number, engProfile: number, info?: Partial<T.nvmlComputeInstanceProfileInfo_v2_st> | Uint8Array): T.nvmlComputeInstanceProfileInfo_v2_st {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   if (typeof profile !== 'number' || (profile >>> 0) !== profile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'profile', 'u32', profile);
   if (typeof engProfile !== 'number' || (engProfile >>> 0) !== engProfile) throw intError('nvmlGpuInstanceGetComputeInstanceProfileInfoV', 'engProfile', 'u32', engProfile);
   const info$ = new Uint8Array(records.nvmlComputeInstanceProfileInfo_v2_st().size);
@@ -199,7 +199,7 @@ function bind$nvmlGpuInstanceGetComputeInstanceRemainingCapacity(): typeof nvmlG
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function nvmlGpuInstanceGetComputeInstanceRemainingCapacity(gpuInstance, profileId) {
-    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstanceRemainingCapacity', 'profileId', 'u32', profileId);
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstanceRemainingCapacity'))(gpuInstance, profileId, s$bytes);
@@ -222,7 +222,7 @@ function bind$nvmlGpuInstanceGetComputeInstances(): typeof nvmlGpuInstanceGetCom
   const s$f64 = s.f64, s$u32 = s.u32, s$bytes = s.bytes;
   let native$: NativeFunction | undefined;
   return function nvmlGpuInstanceGetComputeInstances(gpuInstance, profileId) {
-    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstances', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+    if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetComputeInstances', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
     if (typeof profileId !== 'number' || (profileId >>> 0) !== profileId) throw intError('nvmlGpuInstanceGetComputeInstances', 'profileId', 'u32', profileId);
     s$f64[0] = 0; s$u32[0] = 0;
     const asked = (native$ ??= binder.native('nvmlGpuInstanceGetComputeInstances'))(gpuInstance, profileId, null, s$bytes);
@@ -245,7 +245,7 @@ let nvmlGpuInstanceGetCreatableVgpus$c: NativeFunction | undefined;
  * @returns the value of `pVgpus`: in/out `nvmlVgpuTypeIdInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000010 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetCreatableVgpus(gpuInstance: T.nvmlGpuInstance_t | null, pVgpus?: Partial<T.nvmlVgpuTypeIdInfo_v1_t> | Uint8Array): T.nvmlVgpuTypeIdInfo_v1_t {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetCreatableVgpus', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetCreatableVgpus', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pVgpus$ = new Uint8Array(records.nvmlVgpuTypeIdInfo_v1_t().size);
   if (pVgpus != null) pVgpus$.set(new Uint8Array(recordArg('nvmlGpuInstanceGetCreatableVgpus', 'pVgpus', records.nvmlVgpuTypeIdInfo_v1_t(), pVgpus, false) as Uint8Array).subarray(0, pVgpus$.length));
   new DataView(pVgpus$.buffer).setUint32(0, 0x1000010, true); // NVML struct version
@@ -259,7 +259,7 @@ let nvmlGpuInstanceGetInfo$c: NativeFunction | undefined;
  * @returns the value of `info`: out `nvmlGpuInstanceInfo_st`.
  * @remarks [NVIDIA group `nvmlMultiInstanceGPU`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlMultiInstanceGPU.html). */
 export function nvmlGpuInstanceGetInfo(gpuInstance: T.nvmlGpuInstance_t | null): T.nvmlGpuInstanceInfo_st {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetInfo', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const info$ = new Uint8Array(24);
   const status = (nvmlGpuInstanceGetInfo$c ??= binder.native('nvmlGpuInstanceGetInfo'))(gpuInstance, info$);
   if (status !== 0) throw fail('nvmlGpuInstanceGetInfo', status);
@@ -272,7 +272,7 @@ let nvmlGpuInstanceGetVgpuHeterogeneousMode$c: NativeFunction | undefined;
  * @returns the value of `pHeterogeneousMode`: in/out `nvmlVgpuHeterogeneousMode_v1_t`: fields given here in, the record the call fills returned (version 0x1000008 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuInstance_t | null, pHeterogeneousMode?: Partial<T.nvmlVgpuHeterogeneousMode_v1_t> | Uint8Array): T.nvmlVgpuHeterogeneousMode_v1_t {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuHeterogeneousMode', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuHeterogeneousMode', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pHeterogeneousMode$ = new Uint8Array(records.nvmlVgpuHeterogeneousMode_v1_t().size);
   if (pHeterogeneousMode != null) pHeterogeneousMode$.set(new Uint8Array(recordArg('nvmlGpuInstanceGetVgpuHeterogeneousMode', 'pHeterogeneousMode', records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode, false) as Uint8Array).subarray(0, pHeterogeneousMode$.length));
   new DataView(pHeterogeneousMode$.buffer).setUint32(0, 0x1000008, true); // NVML struct version
@@ -287,7 +287,7 @@ let nvmlGpuInstanceGetVgpuSchedulerLog$c: NativeFunction | undefined;
  * @returns the value of `pSchedulerLogInfo`: in/out `nvmlVgpuSchedulerLogInfo_v1_t`: fields given here in, the record the call fills returned (version 0x10025a0 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuSchedulerLog(gpuInstance: T.nvmlGpuInstance_t | null, pSchedulerLogInfo?: Partial<T.nvmlVgpuSchedulerLogInfo_v1_t> | Uint8Array): T.nvmlVgpuSchedulerLogInfo_v1_t {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuSchedulerLog', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuSchedulerLog', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pSchedulerLogInfo$ = new Uint8Array(records.nvmlVgpuSchedulerLogInfo_v1_t().size);
   if (pSchedulerLogInfo != null) pSchedulerLogInfo$.set(new Uint8Array(recordArg('nvmlGpuInstanceGetVgpuSchedulerLog', 'pSchedulerLogInfo', records.nvmlVgpuSchedulerLogInfo_v1_t(), pSchedulerLogInfo, false) as Uint8Array).subarray(0, pSchedulerLogInfo$.length));
   new DataView(pSchedulerLogInfo$.buffer).setUint32(0, 0x10025a0, true); // NVML struct version
@@ -302,7 +302,7 @@ let nvmlGpuInstanceGetVgpuSchedulerState$c: NativeFunction | undefined;
  * @returns the value of `pSchedulerStateInfo`: in/out `nvmlVgpuSchedulerStateInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuSchedulerState(gpuInstance: T.nvmlGpuInstance_t | null, pSchedulerStateInfo?: Partial<T.nvmlVgpuSchedulerStateInfo_v1_t> | Uint8Array): T.nvmlVgpuSchedulerStateInfo_v1_t {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuSchedulerState', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuSchedulerState', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pSchedulerStateInfo$ = new Uint8Array(records.nvmlVgpuSchedulerStateInfo_v1_t().size);
   if (pSchedulerStateInfo != null) pSchedulerStateInfo$.set(new Uint8Array(recordArg('nvmlGpuInstanceGetVgpuSchedulerState', 'pSchedulerStateInfo', records.nvmlVgpuSchedulerStateInfo_v1_t(), pSchedulerStateInfo, false) as Uint8Array).subarray(0, pSchedulerStateInfo$.length));
   new DataView(pSchedulerStateInfo$.buffer).setUint32(0, 0x1000018, true); // NVML struct version
@@ -317,7 +317,7 @@ let nvmlGpuInstanceGetVgpuTypeCreatablePlacements$c: NativeFunction | undefined;
  * @returns the value of `pCreatablePlacementInfo`: in/out `nvmlVgpuCreatablePlacementInfo_v1_t`: fields given here in, the record the call fills returned (version 0x1000020 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceGetVgpuTypeCreatablePlacements(gpuInstance: T.nvmlGpuInstance_t | null, pCreatablePlacementInfo?: Partial<T.nvmlVgpuCreatablePlacementInfo_v1_t> | Uint8Array): T.nvmlVgpuCreatablePlacementInfo_v1_t {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuTypeCreatablePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceGetVgpuTypeCreatablePlacements', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pCreatablePlacementInfo$ = new Uint8Array(records.nvmlVgpuCreatablePlacementInfo_v1_t().size);
   if (pCreatablePlacementInfo != null) pCreatablePlacementInfo$.set(new Uint8Array(recordArg('nvmlGpuInstanceGetVgpuTypeCreatablePlacements', 'pCreatablePlacementInfo', records.nvmlVgpuCreatablePlacementInfo_v1_t(), pCreatablePlacementInfo, false) as Uint8Array).subarray(0, pCreatablePlacementInfo$.length));
   new DataView(pCreatablePlacementInfo$.buffer).setUint32(0, 0x1000020, true); // NVML struct version
@@ -331,7 +331,7 @@ let nvmlGpuInstanceSetVgpuHeterogeneousMode$c: NativeFunction | undefined;
  * @param pHeterogeneousMode in `const nvmlVgpuHeterogeneousMode_t *`: a `nvmlVgpuHeterogeneousMode_v1_t` object or its bytes.
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceSetVgpuHeterogeneousMode(gpuInstance: T.nvmlGpuInstance_t | null, pHeterogeneousMode: T.nvmlVgpuHeterogeneousMode_v1_t | Uint8Array): void {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceSetVgpuHeterogeneousMode', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceSetVgpuHeterogeneousMode', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pHeterogeneousMode$ = recordArg('nvmlGpuInstanceSetVgpuHeterogeneousMode', 'pHeterogeneousMode', records.nvmlVgpuHeterogeneousMode_v1_t(), pHeterogeneousMode, false);
   const status = (nvmlGpuInstanceSetVgpuHeterogeneousMode$c ??= binder.native('nvmlGpuInstanceSetVgpuHeterogeneousMode'))(gpuInstance, pHeterogeneousMode$);
   if (status !== 0) throw fail('nvmlGpuInstanceSetVgpuHeterogeneousMode', status);
@@ -343,7 +343,7 @@ let nvmlGpuInstanceSetVgpuSchedulerState$c: NativeFunction | undefined;
  * @returns the value of `pScheduler`: in/out `nvmlVgpuSchedulerState_v1_t`: fields given here in, the record the call fills returned (version 0x1000018 set for you).
  * @remarks Since CUDA 13.0. [NVIDIA group `nvmlVgpu`](https://docs.nvidia.com/deploy/nvml-api/group__nvmlVgpu.html). */
 export function nvmlGpuInstanceSetVgpuSchedulerState(gpuInstance: T.nvmlGpuInstance_t | null, pScheduler?: Partial<T.nvmlVgpuSchedulerState_v1_t> | Uint8Array): T.nvmlVgpuSchedulerState_v1_t {
-  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || gpuInstance % 1 !== 0) gpuInstance = addressArg('nvmlGpuInstanceSetVgpuSchedulerState', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
+  if (typeof gpuInstance !== 'number' || !(gpuInstance >= 0 && gpuInstance <= 9007199254740991) || Math.floor(gpuInstance) !== gpuInstance) gpuInstance = addressArg('nvmlGpuInstanceSetVgpuSchedulerState', 'gpuInstance', gpuInstance, true) as typeof gpuInstance;
   const pScheduler$ = new Uint8Array(records.nvmlVgpuSchedulerState_v1_t().size);
   if (pScheduler != null) pScheduler$.set(new Uint8Array(recordArg('nvmlGpuInstanceSetVgpuSchedulerState', 'pScheduler', records.nvmlVgpuSchedulerState_v1_t(), pScheduler, false) as Uint8Array).subarray(0, pScheduler$.length));
   new DataView(pScheduler$.buffer).setUint32(0, 0x1000018, true); // NVML struct version

@@ -15,7 +15,7 @@ let nvrtcSetFlowCallback$c: NativeFunction | undefined;
  * @param payload in/out `void *`: address or host buffer.
  * @remarks Since CUDA 13.0. Group `compilation`. */
 export function nvrtcSetFlowCallback(prog: T.nvrtcProgram | null, callback: T.Pointer, payload: T.Pointer): void {
-  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || prog % 1 !== 0) prog = addressArg('nvrtcSetFlowCallback', 'prog', prog, true) as typeof prog;
+  if (typeof prog !== 'number' || !(prog >= 0 && prog <= 9007199254740991) || Math.floor(prog) !== prog) prog = addressArg('nvrtcSetFlowCallback', 'prog', prog, true) as typeof prog;
   callbackArg('nvrtcSetFlowCallback', 'callback', callback, true);
   pointerArg('nvrtcSetFlowCallback', 'payload', payload, true);
   const status = (nvrtcSetFlowCallback$c ??= binder.native('nvrtcSetFlowCallback'))(prog, callback, payload);
@@ -26,7 +26,7 @@ let nvrtcSetPCHHeapSize$c: NativeFunction | undefined;
  * @param size in `size_t`.
  * @remarks Since CUDA 13.0. Group `precompiled_header`. */
 export function nvrtcSetPCHHeapSize(size: T.Int64): void {
-  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || size % 1 !== 0) int64Arg('nvrtcSetPCHHeapSize', 'size', size, false);
+  if (typeof size !== 'number' || !(size >= 0 && size <= 9007199254740991) || Math.floor(size) !== size) int64Arg('nvrtcSetPCHHeapSize', 'size', size, false);
   const status = (nvrtcSetPCHHeapSize$c ??= binder.native('nvrtcSetPCHHeapSize'))(size);
   if (status !== 0) throw fail('nvrtcSetPCHHeapSize', status);
 }

@@ -20,7 +20,7 @@ let cudaDestroyExternalMemory$c: NativeFunction | undefined;
  * @param extMem in `cudaExternalMemory_t`.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalMemory(extMem: T.cudaExternalMemory_t | null): void {
-  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || extMem % 1 !== 0) extMem = addressArg('cudaDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
+  if (typeof extMem !== 'number' || !(extMem >= 0 && extMem <= 9007199254740991) || Math.floor(extMem) !== extMem) extMem = addressArg('cudaDestroyExternalMemory', 'extMem', extMem, true) as typeof extMem;
   const status = (cudaDestroyExternalMemory$c ??= binder.native('cudaDestroyExternalMemory'))(extMem);
   if (status !== 0) throw fail('cudaDestroyExternalMemory', status);
 }
@@ -29,7 +29,7 @@ let cudaDestroyExternalSemaphore$c: NativeFunction | undefined;
  * @param extSem in `cudaExternalSemaphore_t`.
  * @remarks [NVIDIA group `CUDART_EXTRES_INTEROP`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__EXTRES__INTEROP.html). */
 export function cudaDestroyExternalSemaphore(extSem: T.cudaExternalSemaphore_t | null): void {
-  if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || extSem % 1 !== 0) extSem = addressArg('cudaDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
+  if (typeof extSem !== 'number' || !(extSem >= 0 && extSem <= 9007199254740991) || Math.floor(extSem) !== extSem) extSem = addressArg('cudaDestroyExternalSemaphore', 'extSem', extSem, true) as typeof extSem;
   const status = (cudaDestroyExternalSemaphore$c ??= binder.native('cudaDestroyExternalSemaphore'))(extSem);
   if (status !== 0) throw fail('cudaDestroyExternalSemaphore', status);
 }
@@ -38,7 +38,7 @@ let cudaDestroySurfaceObject$c: NativeFunction | undefined;
  * @param surfObject in `cudaSurfaceObject_t`.
  * @remarks [NVIDIA group `CUDART_SURFACE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__SURFACE__OBJECT.html). */
 export function cudaDestroySurfaceObject(surfObject: T.Int64): void {
-  if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || surfObject % 1 !== 0) int64Arg('cudaDestroySurfaceObject', 'surfObject', surfObject, false);
+  if (typeof surfObject !== 'number' || !(surfObject >= 0 && surfObject <= 9007199254740991) || Math.floor(surfObject) !== surfObject) int64Arg('cudaDestroySurfaceObject', 'surfObject', surfObject, false);
   const status = (cudaDestroySurfaceObject$c ??= binder.native('cudaDestroySurfaceObject'))(surfObject);
   if (status !== 0) throw fail('cudaDestroySurfaceObject', status);
 }
@@ -47,7 +47,7 @@ let cudaDestroyTextureObject$c: NativeFunction | undefined;
  * @param texObject in `cudaTextureObject_t`.
  * @remarks [NVIDIA group `CUDART_TEXTURE_OBJECT`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TEXTURE__OBJECT.html). */
 export function cudaDestroyTextureObject(texObject: T.Int64): void {
-  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || texObject % 1 !== 0) int64Arg('cudaDestroyTextureObject', 'texObject', texObject, false);
+  if (typeof texObject !== 'number' || !(texObject >= 0 && texObject <= 9007199254740991) || Math.floor(texObject) !== texObject) int64Arg('cudaDestroyTextureObject', 'texObject', texObject, false);
   const status = (cudaDestroyTextureObject$c ??= binder.native('cudaDestroyTextureObject'))(texObject);
   if (status !== 0) throw fail('cudaDestroyTextureObject', status);
 }
@@ -494,7 +494,7 @@ let cudaDeviceSetLimit$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetLimit(limit: T.cudaLimit, value: T.Int64): void {
   if (typeof limit !== 'number' || (limit | 0) !== limit) throw intError('cudaDeviceSetLimit', 'limit', 'i32', limit);
-  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || value % 1 !== 0) int64Arg('cudaDeviceSetLimit', 'value', value, false);
+  if (typeof value !== 'number' || !(value >= 0 && value <= 9007199254740991) || Math.floor(value) !== value) int64Arg('cudaDeviceSetLimit', 'value', value, false);
   const status = (cudaDeviceSetLimit$c ??= binder.native('cudaDeviceSetLimit'))(limit, value);
   if (status !== 0) throw fail('cudaDeviceSetLimit', status);
 }
@@ -505,7 +505,7 @@ let cudaDeviceSetMemPool$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceSetMemPool(device: number, memPool: T.cudaMemPool_t | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceSetMemPool', 'device', 'i32', device);
-  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaDeviceSetMemPool', 'memPool', memPool, true) as typeof memPool;
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaDeviceSetMemPool', 'memPool', memPool, true) as typeof memPool;
   const status = (cudaDeviceSetMemPool$c ??= binder.native('cudaDeviceSetMemPool'))(device, memPool);
   if (status !== 0) throw fail('cudaDeviceSetMemPool', status);
 }
@@ -534,7 +534,7 @@ let cudaDeviceUnregisterAsyncNotification$c: NativeFunction | undefined;
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_DEVICE`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__DEVICE.html). */
 export function cudaDeviceUnregisterAsyncNotification(device: number, callback: T.cudaAsyncCallbackHandle_t | null): void {
   if (typeof device !== 'number' || (device | 0) !== device) throw intError('cudaDeviceUnregisterAsyncNotification', 'device', 'i32', device);
-  if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || callback % 1 !== 0) callback = addressArg('cudaDeviceUnregisterAsyncNotification', 'callback', callback, true) as typeof callback;
+  if (typeof callback !== 'number' || !(callback >= 0 && callback <= 9007199254740991) || Math.floor(callback) !== callback) callback = addressArg('cudaDeviceUnregisterAsyncNotification', 'callback', callback, true) as typeof callback;
   const status = (cudaDeviceUnregisterAsyncNotification$c ??= binder.native('cudaDeviceUnregisterAsyncNotification'))(device, callback);
   if (status !== 0) throw fail('cudaDeviceUnregisterAsyncNotification', status);
 }

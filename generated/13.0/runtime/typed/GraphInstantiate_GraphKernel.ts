@@ -25,8 +25,8 @@ function bind$cudaGraphInstantiate(): typeof cudaGraphInstantiate {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphInstantiate(graph, flags) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiate', 'graph', graph, true) as typeof graph;
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiate', 'flags', flags, false);
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphInstantiate', 'graph', graph, true) as typeof graph;
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cudaGraphInstantiate', 'flags', flags, false);
     const status = (native$ ??= binder.native('cudaGraphInstantiate'))(s$bytes, graph, flags);
     if (status !== 0) throw fail('cudaGraphInstantiate', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -53,8 +53,8 @@ function bind$cudaGraphInstantiateWithFlags(): typeof cudaGraphInstantiateWithFl
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphInstantiateWithFlags(graph, flags) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithFlags', 'graph', graph, true) as typeof graph;
-    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaGraphInstantiateWithFlags', 'flags', flags, false);
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphInstantiateWithFlags', 'graph', graph, true) as typeof graph;
+    if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cudaGraphInstantiateWithFlags', 'flags', flags, false);
     const status = (native$ ??= binder.native('cudaGraphInstantiateWithFlags'))(s$bytes, graph, flags);
     if (status !== 0) throw fail('cudaGraphInstantiateWithFlags', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -80,7 +80,7 @@ function bind$cudaGraphInstantiateWithParams(): typeof cudaGraphInstantiateWithP
   let native$: NativeFunction | undefined;
   return function cudaGraphInstantiateWithParams(graph, instantiateParams) {
     s$f64[0] = 0;
-    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || graph % 1 !== 0) graph = addressArg('cudaGraphInstantiateWithParams', 'graph', graph, true) as typeof graph;
+    if (typeof graph !== 'number' || !(graph >= 0 && graph <= 9007199254740991) || Math.floor(graph) !== graph) graph = addressArg('cudaGraphInstantiateWithParams', 'graph', graph, true) as typeof graph;
     const instantiateParams$ = new Uint8Array(records.cudaGraphInstantiateParams_st().size);
     if (instantiateParams != null) instantiateParams$.set(new Uint8Array(recordArg('cudaGraphInstantiateWithParams', 'instantiateParams', records.cudaGraphInstantiateParams_st(), instantiateParams, false) as Uint8Array).subarray(0, instantiateParams$.length));
     const status = (native$ ??= binder.native('cudaGraphInstantiateWithParams'))(s$bytes, graph, instantiateParams$);
@@ -94,8 +94,8 @@ let cudaGraphKernelNodeCopyAttributes$c: NativeFunction | undefined;
  * @param hSrc in `cudaGraphNode_t`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeCopyAttributes(hDst: T.cudaGraphNode_t | null, hSrc: T.cudaGraphNode_t | null): void {
-  if (typeof hDst !== 'number' || !(hDst >= 0 && hDst <= 9007199254740991) || hDst % 1 !== 0) hDst = addressArg('cudaGraphKernelNodeCopyAttributes', 'hDst', hDst, true) as typeof hDst;
-  if (typeof hSrc !== 'number' || !(hSrc >= 0 && hSrc <= 9007199254740991) || hSrc % 1 !== 0) hSrc = addressArg('cudaGraphKernelNodeCopyAttributes', 'hSrc', hSrc, true) as typeof hSrc;
+  if (typeof hDst !== 'number' || !(hDst >= 0 && hDst <= 9007199254740991) || Math.floor(hDst) !== hDst) hDst = addressArg('cudaGraphKernelNodeCopyAttributes', 'hDst', hDst, true) as typeof hDst;
+  if (typeof hSrc !== 'number' || !(hSrc >= 0 && hSrc <= 9007199254740991) || Math.floor(hSrc) !== hSrc) hSrc = addressArg('cudaGraphKernelNodeCopyAttributes', 'hSrc', hSrc, true) as typeof hSrc;
   const status = (cudaGraphKernelNodeCopyAttributes$c ??= binder.native('cudaGraphKernelNodeCopyAttributes'))(hDst, hSrc);
   if (status !== 0) throw fail('cudaGraphKernelNodeCopyAttributes', status);
 }
@@ -106,7 +106,7 @@ let cudaGraphKernelNodeGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `value_out`: out `cudaLaunchAttributeValue`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID): T.cudaLaunchAttributeValue {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphKernelNodeGetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaGraphKernelNodeGetAttribute', 'attr', 'i32', attr);
   const value_out$ = new Uint8Array(64);
   const status = (cudaGraphKernelNodeGetAttribute$c ??= binder.native('cudaGraphKernelNodeGetAttribute'))(hNode, attr, value_out$);
@@ -119,7 +119,7 @@ let cudaGraphKernelNodeGetParams$c: NativeFunction | undefined;
  * @returns the value of `pNodeParams`: out `cudaKernelNodeParams`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaKernelNodeParams {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphKernelNodeGetParams', 'node', node, true) as typeof node;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphKernelNodeGetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = new Uint8Array(56);
   const status = (cudaGraphKernelNodeGetParams$c ??= binder.native('cudaGraphKernelNodeGetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphKernelNodeGetParams', status);
@@ -132,7 +132,7 @@ let cudaGraphKernelNodeSetAttribute$c: NativeFunction | undefined;
  * @param value in `const cudaLaunchAttributeValue *`: a `cudaLaunchAttributeValue` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetAttribute(hNode: T.cudaGraphNode_t | null, attr: T.cudaLaunchAttributeID, value: T.cudaLaunchAttributeValue | Uint8Array): void {
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphKernelNodeSetAttribute', 'hNode', hNode, true) as typeof hNode;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaGraphKernelNodeSetAttribute', 'attr', 'i32', attr);
   const value$ = recordArg('cudaGraphKernelNodeSetAttribute', 'value', records.cudaLaunchAttributeValue(), value, false);
   const status = (cudaGraphKernelNodeSetAttribute$c ??= binder.native('cudaGraphKernelNodeSetAttribute'))(hNode, attr, value$);
@@ -144,7 +144,7 @@ let cudaGraphKernelNodeSetParams$c: NativeFunction | undefined;
  * @param pNodeParams in `const struct cudaKernelNodeParams *`: a `cudaKernelNodeParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphKernelNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaKernelNodeParams | Uint8Array): void {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphKernelNodeSetParams', 'node', node, true) as typeof node;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphKernelNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphKernelNodeSetParams', 'pNodeParams', records.cudaKernelNodeParams(), pNodeParams, false);
   const status = (cudaGraphKernelNodeSetParams$c ??= binder.native('cudaGraphKernelNodeSetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphKernelNodeSetParams', status);

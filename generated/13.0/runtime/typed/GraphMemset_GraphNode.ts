@@ -14,7 +14,7 @@ let cudaGraphMemsetNodeGetParams$c: NativeFunction | undefined;
  * @returns the value of `pNodeParams`: out `cudaMemsetParams`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemsetNodeGetParams(node: T.cudaGraphNode_t | null): T.cudaMemsetParams {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemsetNodeGetParams', 'node', node, true) as typeof node;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemsetNodeGetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = new Uint8Array(40);
   const status = (cudaGraphMemsetNodeGetParams$c ??= binder.native('cudaGraphMemsetNodeGetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphMemsetNodeGetParams', status);
@@ -26,7 +26,7 @@ let cudaGraphMemsetNodeSetParams$c: NativeFunction | undefined;
  * @param pNodeParams in `const struct cudaMemsetParams *`: a `cudaMemsetParams` object or its bytes.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphMemsetNodeSetParams(node: T.cudaGraphNode_t | null, pNodeParams: T.cudaMemsetParams | Uint8Array): void {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphMemsetNodeSetParams', 'node', node, true) as typeof node;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphMemsetNodeSetParams', 'node', node, true) as typeof node;
   const pNodeParams$ = recordArg('cudaGraphMemsetNodeSetParams', 'pNodeParams', records.cudaMemsetParams(), pNodeParams, false);
   const status = (cudaGraphMemsetNodeSetParams$c ??= binder.native('cudaGraphMemsetNodeSetParams'))(node, pNodeParams$);
   if (status !== 0) throw fail('cudaGraphMemsetNodeSetParams', status);
@@ -48,8 +48,8 @@ function bind$cudaGraphNodeFindInClone(): typeof cudaGraphNodeFindInClone {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaGraphNodeFindInClone(originalNode, clonedGraph) {
     s$f64[0] = 0;
-    if (typeof originalNode !== 'number' || !(originalNode >= 0 && originalNode <= 9007199254740991) || originalNode % 1 !== 0) originalNode = addressArg('cudaGraphNodeFindInClone', 'originalNode', originalNode, true) as typeof originalNode;
-    if (typeof clonedGraph !== 'number' || !(clonedGraph >= 0 && clonedGraph <= 9007199254740991) || clonedGraph % 1 !== 0) clonedGraph = addressArg('cudaGraphNodeFindInClone', 'clonedGraph', clonedGraph, true) as typeof clonedGraph;
+    if (typeof originalNode !== 'number' || !(originalNode >= 0 && originalNode <= 9007199254740991) || Math.floor(originalNode) !== originalNode) originalNode = addressArg('cudaGraphNodeFindInClone', 'originalNode', originalNode, true) as typeof originalNode;
+    if (typeof clonedGraph !== 'number' || !(clonedGraph >= 0 && clonedGraph <= 9007199254740991) || Math.floor(clonedGraph) !== clonedGraph) clonedGraph = addressArg('cudaGraphNodeFindInClone', 'clonedGraph', clonedGraph, true) as typeof clonedGraph;
     const status = (native$ ??= binder.native('cudaGraphNodeFindInClone'))(s$bytes, originalNode, clonedGraph);
     if (status !== 0) throw fail('cudaGraphNodeFindInClone', status);
     const $lo = s$u32[0], $hi = s$u32[1];
@@ -73,7 +73,7 @@ function bind$cudaGraphNodeGetDependencies(): typeof cudaGraphNodeGetDependencie
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudaGraphNodeGetDependencies(node) {
-    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependencies', 'node', node, true) as typeof node;
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphNodeGetDependencies', 'node', node, true) as typeof node;
     s$u64[0] = BigInt(0);
     const asked = (native$ ??= binder.native('cudaGraphNodeGetDependencies'))(node, null, null, s$bytes);
     if (asked !== 0) throw fail('cudaGraphNodeGetDependencies', asked);
@@ -103,7 +103,7 @@ function bind$cudaGraphNodeGetDependentNodes(): typeof cudaGraphNodeGetDependent
   const s$u64 = s.u64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudaGraphNodeGetDependentNodes(node) {
-    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetDependentNodes', 'node', node, true) as typeof node;
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphNodeGetDependentNodes', 'node', node, true) as typeof node;
     s$u64[0] = BigInt(0);
     const asked = (native$ ??= binder.native('cudaGraphNodeGetDependentNodes'))(node, null, null, s$bytes);
     if (asked !== 0) throw fail('cudaGraphNodeGetDependentNodes', asked);
@@ -134,8 +134,8 @@ function bind$cudaGraphNodeGetEnabled(): typeof cudaGraphNodeGetEnabled {
   const s$f64 = s.f64, s$bytes = s.bytes, s$u32 = s.u32;
   let native$: NativeFunction | undefined;
   return function cudaGraphNodeGetEnabled(hGraphExec, hNode) {
-    if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphNodeGetEnabled', 'hNode', hNode, true) as typeof hNode;
+    if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphNodeGetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+    if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphNodeGetEnabled', 'hNode', hNode, true) as typeof hNode;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaGraphNodeGetEnabled'))(hGraphExec, hNode, s$bytes);
     if (status !== 0) throw fail('cudaGraphNodeGetEnabled', status);
@@ -156,7 +156,7 @@ function bind$cudaGraphNodeGetType(): typeof cudaGraphNodeGetType {
   const s$f64 = s.f64, s$bytes = s.bytes, s$i32 = s.i32;
   let native$: NativeFunction | undefined;
   return function cudaGraphNodeGetType(node) {
-    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeGetType', 'node', node, true) as typeof node;
+    if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphNodeGetType', 'node', node, true) as typeof node;
     s$f64[0] = 0;
     const status = (native$ ??= binder.native('cudaGraphNodeGetType'))(node, s$bytes);
     if (status !== 0) throw fail('cudaGraphNodeGetType', status);
@@ -170,8 +170,8 @@ let cudaGraphNodeSetEnabled$c: NativeFunction | undefined;
  * @param isEnabled in `unsigned int`.
  * @remarks [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeSetEnabled(hGraphExec: T.cudaGraphExec_t | null, hNode: T.cudaGraphNode_t | null, isEnabled: number): void {
-  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || hGraphExec % 1 !== 0) hGraphExec = addressArg('cudaGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
-  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || hNode % 1 !== 0) hNode = addressArg('cudaGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
+  if (typeof hGraphExec !== 'number' || !(hGraphExec >= 0 && hGraphExec <= 9007199254740991) || Math.floor(hGraphExec) !== hGraphExec) hGraphExec = addressArg('cudaGraphNodeSetEnabled', 'hGraphExec', hGraphExec, true) as typeof hGraphExec;
+  if (typeof hNode !== 'number' || !(hNode >= 0 && hNode <= 9007199254740991) || Math.floor(hNode) !== hNode) hNode = addressArg('cudaGraphNodeSetEnabled', 'hNode', hNode, true) as typeof hNode;
   if (typeof isEnabled !== 'number' || (isEnabled >>> 0) !== isEnabled) throw intError('cudaGraphNodeSetEnabled', 'isEnabled', 'u32', isEnabled);
   const status = (cudaGraphNodeSetEnabled$c ??= binder.native('cudaGraphNodeSetEnabled'))(hGraphExec, hNode, isEnabled);
   if (status !== 0) throw fail('cudaGraphNodeSetEnabled', status);
@@ -182,7 +182,7 @@ let cudaGraphNodeSetParams$c: NativeFunction | undefined;
  * @param nodeParams in `struct cudaGraphNodeParams *`: a `cudaGraphNodeParams` object or its bytes.
  * @remarks Since CUDA 12.5. [NVIDIA group `CUDART_GRAPH`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__GRAPH.html). */
 export function cudaGraphNodeSetParams(node: T.cudaGraphNode_t | null, nodeParams: T.cudaGraphNodeParams | Uint8Array): void {
-  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || node % 1 !== 0) node = addressArg('cudaGraphNodeSetParams', 'node', node, true) as typeof node;
+  if (typeof node !== 'number' || !(node >= 0 && node <= 9007199254740991) || Math.floor(node) !== node) node = addressArg('cudaGraphNodeSetParams', 'node', node, true) as typeof node;
   const nodeParams$ = recordArg('cudaGraphNodeSetParams', 'nodeParams', records.cudaGraphNodeParams(), nodeParams, false);
   const status = (cudaGraphNodeSetParams$c ??= binder.native('cudaGraphNodeSetParams'))(node, nodeParams$);
   if (status !== 0) throw fail('cudaGraphNodeSetParams', status);

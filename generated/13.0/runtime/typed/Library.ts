@@ -16,7 +16,7 @@ let cudaLibraryEnumerateKernels$c: NativeFunction | undefined;
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryEnumerateKernels(numKernels: number, lib: T.cudaLibrary_t | null): T.cudaKernel_t[] {
   if (typeof numKernels !== 'number' || (numKernels >>> 0) !== numKernels) throw intError('cudaLibraryEnumerateKernels', 'numKernels', 'u32', numKernels);
-  if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cudaLibraryEnumerateKernels', 'lib', lib, true) as typeof lib;
+  if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || Math.floor(lib) !== lib) lib = addressArg('cudaLibraryEnumerateKernels', 'lib', lib, true) as typeof lib;
   const kernels$ = new BigUint64Array(Math.max(1, allocLength('cudaLibraryEnumerateKernels', 'numKernels', numKernels)));
   const status = (cudaLibraryEnumerateKernels$c ??= binder.native('cudaLibraryEnumerateKernels'))(kernels$, numKernels, lib);
   if (status !== 0) throw fail('cudaLibraryEnumerateKernels', status);
@@ -39,7 +39,7 @@ function bind$cudaLibraryGetGlobal(): typeof cudaLibraryGetGlobal {
   return function cudaLibraryGetGlobal(library, name) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetGlobal', 'library', library, true) as typeof library;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cudaLibraryGetGlobal', 'library', library, true) as typeof library;
     if (typeof name !== 'string') throw argError('cudaLibraryGetGlobal', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cudaLibraryGetGlobal'))(s$slot0, s$slot1, library, name);
     if (status !== 0) throw fail('cudaLibraryGetGlobal', status);
@@ -63,7 +63,7 @@ function bind$cudaLibraryGetKernel(): typeof cudaLibraryGetKernel {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaLibraryGetKernel(library, name) {
     s$f64[0] = 0;
-    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetKernel', 'library', library, true) as typeof library;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cudaLibraryGetKernel', 'library', library, true) as typeof library;
     if (typeof name !== 'string') throw argError('cudaLibraryGetKernel', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cudaLibraryGetKernel'))(s$bytes, library, name);
     if (status !== 0) throw fail('cudaLibraryGetKernel', status);
@@ -89,7 +89,7 @@ function bind$cudaLibraryGetKernelCount(): typeof cudaLibraryGetKernelCount {
   let native$: NativeFunction | undefined;
   return function cudaLibraryGetKernelCount(lib) {
     s$f64[0] = 0;
-    if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || lib % 1 !== 0) lib = addressArg('cudaLibraryGetKernelCount', 'lib', lib, true) as typeof lib;
+    if (typeof lib !== 'number' || !(lib >= 0 && lib <= 9007199254740991) || Math.floor(lib) !== lib) lib = addressArg('cudaLibraryGetKernelCount', 'lib', lib, true) as typeof lib;
     const status = (native$ ??= binder.native('cudaLibraryGetKernelCount'))(s$bytes, lib);
     if (status !== 0) throw fail('cudaLibraryGetKernelCount', status);
     return s$u32[0];
@@ -112,7 +112,7 @@ function bind$cudaLibraryGetManaged(): typeof cudaLibraryGetManaged {
   return function cudaLibraryGetManaged(library, name) {
     s$f64[0] = 0;
     s$f64[1] = 0;
-    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetManaged', 'library', library, true) as typeof library;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cudaLibraryGetManaged', 'library', library, true) as typeof library;
     if (typeof name !== 'string') throw argError('cudaLibraryGetManaged', 'name', 'a string', name);
     const status = (native$ ??= binder.native('cudaLibraryGetManaged'))(s$slot0, s$slot1, library, name);
     if (status !== 0) throw fail('cudaLibraryGetManaged', status);
@@ -136,7 +136,7 @@ function bind$cudaLibraryGetUnifiedFunction(): typeof cudaLibraryGetUnifiedFunct
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaLibraryGetUnifiedFunction(library, symbol) {
     s$f64[0] = 0;
-    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryGetUnifiedFunction', 'library', library, true) as typeof library;
+    if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cudaLibraryGetUnifiedFunction', 'library', library, true) as typeof library;
     if (typeof symbol !== 'string') throw argError('cudaLibraryGetUnifiedFunction', 'symbol', 'a string', symbol);
     const status = (native$ ??= binder.native('cudaLibraryGetUnifiedFunction'))(s$bytes, library, symbol);
     if (status !== 0) throw fail('cudaLibraryGetUnifiedFunction', status);
@@ -224,7 +224,7 @@ let cudaLibraryUnload$c: NativeFunction | undefined;
  * @param library in `cudaLibrary_t`.
  * @remarks Since CUDA 13.0. [NVIDIA group `CUDART_LIBRARY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__LIBRARY.html). */
 export function cudaLibraryUnload(library: T.cudaLibrary_t | null): void {
-  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || library % 1 !== 0) library = addressArg('cudaLibraryUnload', 'library', library, true) as typeof library;
+  if (typeof library !== 'number' || !(library >= 0 && library <= 9007199254740991) || Math.floor(library) !== library) library = addressArg('cudaLibraryUnload', 'library', library, true) as typeof library;
   const status = (cudaLibraryUnload$c ??= binder.native('cudaLibraryUnload'))(library);
   if (status !== 0) throw fail('cudaLibraryUnload', status);
 }

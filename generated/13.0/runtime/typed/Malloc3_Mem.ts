@@ -58,9 +58,9 @@ let cudaMemAdvise$c: NativeFunction | undefined;
  * @param location in `cudaMemLocation` by value.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemAdvise(devPtr: T.Pointer, count: T.Int64, advice: T.cudaMemoryAdvise, location: T.cudaMemLocation): void {
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemAdvise', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemAdvise', 'count', count, false);
   pointerArg('cudaMemAdvise', 'devPtr', devPtr, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemAdvise', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemAdvise', 'count', count, false);
   if (typeof advice !== 'number' || (advice | 0) !== advice) throw intError('cudaMemAdvise', 'advice', 'i32', advice);
   checkRecord('cudaMemAdvise', 'location', records.cudaMemLocation(), location);
   const status = (cudaMemAdvise$c ??= binder.native('cudaMemAdvise'))(devPtr, count, advice, location);
@@ -80,8 +80,8 @@ export function cudaMemDiscardAndPrefetchBatchAsync(dptrs: readonly (number | bi
   const sizes$ = scalarArrayArg('cudaMemDiscardAndPrefetchBatchAsync', 'sizes', 'u64', sizes, false);
   const prefetchLocs$ = recordArrayArg('cudaMemDiscardAndPrefetchBatchAsync', 'prefetchLocs', records.cudaMemLocation(), prefetchLocs, false);
   const prefetchLocIdxs$ = scalarArrayArg('cudaMemDiscardAndPrefetchBatchAsync', 'prefetchLocIdxs', 'u64', prefetchLocIdxs, false);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaMemDiscardAndPrefetchBatchAsync', 'flags', flags, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemDiscardAndPrefetchBatchAsync', 'stream', stream, true) as typeof stream;
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cudaMemDiscardAndPrefetchBatchAsync', 'flags', flags, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemDiscardAndPrefetchBatchAsync', 'stream', stream, true) as typeof stream;
   const count$n = sameLength('cudaMemDiscardAndPrefetchBatchAsync', ['dptrs', 'sizes'], [dptrs$.count, sizes$.count], [dptrs !== null, sizes !== null]);
   const numPrefetchLocs$n = sameLength('cudaMemDiscardAndPrefetchBatchAsync', ['prefetchLocs', 'prefetchLocIdxs'], [prefetchLocs$.count, prefetchLocIdxs$.count], [prefetchLocs !== null, prefetchLocIdxs !== null]);
   const status = (cudaMemDiscardAndPrefetchBatchAsync$c ??= binder.native('cudaMemDiscardAndPrefetchBatchAsync'))(dptrs$.data, sizes$.data, count$n, prefetchLocs$.bytes, prefetchLocIdxs$.data, numPrefetchLocs$n, flags, stream);
@@ -97,8 +97,8 @@ let cudaMemDiscardBatchAsync$c: NativeFunction | undefined;
 export function cudaMemDiscardBatchAsync(dptrs: readonly (number | bigint)[] | BigUint64Array, sizes: readonly (T.Int64)[] | BigUint64Array, flags: T.Int64, stream: T.cudaStream_t | null): void {
   const dptrs$ = scalarArrayArg('cudaMemDiscardBatchAsync', 'dptrs', 'address', dptrs, false);
   const sizes$ = scalarArrayArg('cudaMemDiscardBatchAsync', 'sizes', 'u64', sizes, false);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaMemDiscardBatchAsync', 'flags', flags, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemDiscardBatchAsync', 'stream', stream, true) as typeof stream;
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cudaMemDiscardBatchAsync', 'flags', flags, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemDiscardBatchAsync', 'stream', stream, true) as typeof stream;
   const count$n = sameLength('cudaMemDiscardBatchAsync', ['dptrs', 'sizes'], [dptrs$.count, sizes$.count], [dptrs !== null, sizes !== null]);
   const status = (cudaMemDiscardBatchAsync$c ??= binder.native('cudaMemDiscardBatchAsync'))(dptrs$.data, sizes$.data, count$n, flags, stream);
   if (status !== 0) throw fail('cudaMemDiscardBatchAsync', status);
@@ -210,7 +210,7 @@ let cudaMemPoolDestroy$c: NativeFunction | undefined;
  * @param memPool in `cudaMemPool_t`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolDestroy(memPool: T.cudaMemPool_t | null): void {
-  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolDestroy', 'memPool', memPool, true) as typeof memPool;
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolDestroy', 'memPool', memPool, true) as typeof memPool;
   const status = (cudaMemPoolDestroy$c ??= binder.native('cudaMemPoolDestroy'))(memPool);
   if (status !== 0) throw fail('cudaMemPoolDestroy', status);
 }
@@ -235,7 +235,7 @@ let cudaMemPoolExportToShareableHandle$c: NativeFunction | undefined;
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolExportToShareableHandle(shareableHandle: T.Pointer, memPool: T.cudaMemPool_t | null, handleType: T.cudaMemAllocationHandleType, flags: number): void {
   pointerArg('cudaMemPoolExportToShareableHandle', 'shareableHandle', shareableHandle, true);
-  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolExportToShareableHandle', 'memPool', memPool, true) as typeof memPool;
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolExportToShareableHandle', 'memPool', memPool, true) as typeof memPool;
   if (typeof handleType !== 'number' || (handleType | 0) !== handleType) throw intError('cudaMemPoolExportToShareableHandle', 'handleType', 'i32', handleType);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMemPoolExportToShareableHandle', 'flags', 'u32', flags);
   const status = (cudaMemPoolExportToShareableHandle$c ??= binder.native('cudaMemPoolExportToShareableHandle'))(shareableHandle, memPool, handleType, flags);
@@ -257,7 +257,7 @@ function bind$cudaMemPoolGetAccess(): typeof cudaMemPoolGetAccess {
   let native$: NativeFunction | undefined;
   return function cudaMemPoolGetAccess(memPool, location) {
     s$f64[0] = 0;
-    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
+    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolGetAccess', 'memPool', memPool, true) as typeof memPool;
     const location$ = recordArg('cudaMemPoolGetAccess', 'location', records.cudaMemLocation(), location, false);
     const status = (native$ ??= binder.native('cudaMemPoolGetAccess'))(s$bytes, memPool, location$);
     if (status !== 0) throw fail('cudaMemPoolGetAccess', status);
@@ -271,7 +271,7 @@ let cudaMemPoolGetAttribute$c: NativeFunction | undefined;
  * @returns the value of `value`: out value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolGetAttribute(memPool: T.cudaMemPool_t | null, attr: T.cudaMemPoolAttr): number | bigint {
-  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolGetAttribute', 'memPool', memPool, true) as typeof memPool;
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolGetAttribute', 'memPool', memPool, true) as typeof memPool;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaMemPoolGetAttribute', 'attr', 'i32', attr);
   const value$ = new Uint8Array(16);
   const status = (cudaMemPoolGetAttribute$c ??= binder.native('cudaMemPoolGetAttribute'))(memPool, attr, value$);
@@ -326,7 +326,7 @@ function bind$cudaMemPoolImportPointer(): typeof cudaMemPoolImportPointer {
   let $lastLo = -1, $lastHi = -1, $last = 0; // the value last returned, and its two halves
   return function cudaMemPoolImportPointer(memPool, exportData) {
     s$f64[0] = 0;
-    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolImportPointer', 'memPool', memPool, true) as typeof memPool;
+    if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolImportPointer', 'memPool', memPool, true) as typeof memPool;
     const exportData$ = recordArg('cudaMemPoolImportPointer', 'exportData', records.cudaMemPoolPtrExportData(), exportData, false);
     const status = (native$ ??= binder.native('cudaMemPoolImportPointer'))(s$bytes, memPool, exportData$);
     if (status !== 0) throw fail('cudaMemPoolImportPointer', status);
@@ -343,7 +343,7 @@ let cudaMemPoolSetAccess$c: NativeFunction | undefined;
  * @param descList in array of `struct cudaMemAccessDesc`; its length is passed as `count`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolSetAccess(memPool: T.cudaMemPool_t | null, descList: readonly (T.cudaMemAccessDesc)[] | Uint8Array): void {
-  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolSetAccess', 'memPool', memPool, true) as typeof memPool;
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolSetAccess', 'memPool', memPool, true) as typeof memPool;
   const descList$ = recordArrayArg('cudaMemPoolSetAccess', 'descList', records.cudaMemAccessDesc(), descList, false);
   const count$n = descList$.count;
   const status = (cudaMemPoolSetAccess$c ??= binder.native('cudaMemPoolSetAccess'))(memPool, descList$.bytes, count$n);
@@ -356,7 +356,7 @@ let cudaMemPoolSetAttribute$c: NativeFunction | undefined;
  * @param value in value typed by `attr`: its type follows the attribute.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolSetAttribute(memPool: T.cudaMemPool_t | null, attr: T.cudaMemPoolAttr, value: number | T.Int64): void {
-  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolSetAttribute', 'memPool', memPool, true) as typeof memPool;
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolSetAttribute', 'memPool', memPool, true) as typeof memPool;
   if (typeof attr !== 'number' || (attr | 0) !== attr) throw intError('cudaMemPoolSetAttribute', 'attr', 'i32', attr);
   const value$ = attrEncode(attr as number, value);
   const status = (cudaMemPoolSetAttribute$c ??= binder.native('cudaMemPoolSetAttribute'))(memPool, attr, value$);
@@ -369,8 +369,8 @@ let cudaMemPoolTrimTo$c: NativeFunction | undefined;
  * @param minBytesToKeep in `size_t`.
  * @remarks [NVIDIA group `CUDART_MEMORY_POOLS`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY__POOLS.html). */
 export function cudaMemPoolTrimTo(memPool: T.cudaMemPool_t | null, minBytesToKeep: T.Int64): void {
-  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemPoolTrimTo', 'memPool', memPool, true) as typeof memPool;
-  if (typeof minBytesToKeep !== 'number' || !(minBytesToKeep >= 0 && minBytesToKeep <= 9007199254740991) || minBytesToKeep % 1 !== 0) int64Arg('cudaMemPoolTrimTo', 'minBytesToKeep', minBytesToKeep, false);
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemPoolTrimTo', 'memPool', memPool, true) as typeof memPool;
+  if (typeof minBytesToKeep !== 'number' || !(minBytesToKeep >= 0 && minBytesToKeep <= 9007199254740991) || Math.floor(minBytesToKeep) !== minBytesToKeep) int64Arg('cudaMemPoolTrimTo', 'minBytesToKeep', minBytesToKeep, false);
   const status = (cudaMemPoolTrimTo$c ??= binder.native('cudaMemPoolTrimTo'))(memPool, minBytesToKeep);
   if (status !== 0) throw fail('cudaMemPoolTrimTo', status);
 }
@@ -383,12 +383,12 @@ let cudaMemPrefetchAsync$c: NativeFunction | undefined;
  * @param stream in `cudaStream_t`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemPrefetchAsync(devPtr: T.Pointer, count: T.Int64, location: T.cudaMemLocation, flags: number, stream: T.cudaStream_t | null): void {
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemPrefetchAsync', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemPrefetchAsync', 'count', count, false);
   pointerArg('cudaMemPrefetchAsync', 'devPtr', devPtr, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemPrefetchAsync', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemPrefetchAsync', 'count', count, false);
   checkRecord('cudaMemPrefetchAsync', 'location', records.cudaMemLocation(), location);
   if (typeof flags !== 'number' || (flags >>> 0) !== flags) throw intError('cudaMemPrefetchAsync', 'flags', 'u32', flags);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemPrefetchAsync', 'stream', stream, true) as typeof stream;
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemPrefetchAsync', 'stream', stream, true) as typeof stream;
   const status = (cudaMemPrefetchAsync$c ??= binder.native('cudaMemPrefetchAsync'))(devPtr, count, location, flags, stream);
   if (status !== 0) throw fail('cudaMemPrefetchAsync', status);
 }
@@ -406,8 +406,8 @@ export function cudaMemPrefetchBatchAsync(dptrs: readonly (number | bigint)[] | 
   const sizes$ = scalarArrayArg('cudaMemPrefetchBatchAsync', 'sizes', 'u64', sizes, false);
   const prefetchLocs$ = recordArrayArg('cudaMemPrefetchBatchAsync', 'prefetchLocs', records.cudaMemLocation(), prefetchLocs, false);
   const prefetchLocIdxs$ = scalarArrayArg('cudaMemPrefetchBatchAsync', 'prefetchLocIdxs', 'u64', prefetchLocIdxs, false);
-  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || flags % 1 !== 0) int64Arg('cudaMemPrefetchBatchAsync', 'flags', flags, false);
-  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || stream % 1 !== 0) stream = addressArg('cudaMemPrefetchBatchAsync', 'stream', stream, true) as typeof stream;
+  if (typeof flags !== 'number' || !(flags >= 0 && flags <= 9007199254740991) || Math.floor(flags) !== flags) int64Arg('cudaMemPrefetchBatchAsync', 'flags', flags, false);
+  if (typeof stream !== 'number' || !(stream >= 0 && stream <= 9007199254740991) || Math.floor(stream) !== stream) stream = addressArg('cudaMemPrefetchBatchAsync', 'stream', stream, true) as typeof stream;
   const count$n = sameLength('cudaMemPrefetchBatchAsync', ['dptrs', 'sizes'], [dptrs$.count, sizes$.count], [dptrs !== null, sizes !== null]);
   const numPrefetchLocs$n = sameLength('cudaMemPrefetchBatchAsync', ['prefetchLocs', 'prefetchLocIdxs'], [prefetchLocs$.count, prefetchLocIdxs$.count], [prefetchLocs !== null, prefetchLocIdxs !== null]);
   const status = (cudaMemPrefetchBatchAsync$c ??= binder.native('cudaMemPrefetchBatchAsync'))(dptrs$.data, sizes$.data, count$n, prefetchLocs$.bytes, prefetchLocIdxs$.data, numPrefetchLocs$n, flags, stream);
@@ -422,13 +422,13 @@ let cudaMemRangeGetAttribute$c: NativeFunction | undefined;
  * @param count in `size_t`.
  * @remarks [NVIDIA group `CUDART_MEMORY`](https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__MEMORY.html). */
 export function cudaMemRangeGetAttribute(data: T.Pointer, dataSize: T.Int64, attribute: T.cudaMemRangeAttribute, devPtr: T.Pointer, count: T.Int64): void {
-  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cudaMemRangeGetAttribute', 'dataSize', dataSize, false);
+  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || Math.floor(dataSize) !== dataSize) int64Arg('cudaMemRangeGetAttribute', 'dataSize', dataSize, false);
   pointerArg('cudaMemRangeGetAttribute', 'data', data, false, dataSize);
-  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || dataSize % 1 !== 0) int64Arg('cudaMemRangeGetAttribute', 'dataSize', dataSize, false);
+  if (typeof dataSize !== 'number' || !(dataSize >= 0 && dataSize <= 9007199254740991) || Math.floor(dataSize) !== dataSize) int64Arg('cudaMemRangeGetAttribute', 'dataSize', dataSize, false);
   if (typeof attribute !== 'number' || (attribute | 0) !== attribute) throw intError('cudaMemRangeGetAttribute', 'attribute', 'i32', attribute);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemRangeGetAttribute', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemRangeGetAttribute', 'count', count, false);
   pointerArg('cudaMemRangeGetAttribute', 'devPtr', devPtr, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemRangeGetAttribute', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemRangeGetAttribute', 'count', count, false);
   const status = (cudaMemRangeGetAttribute$c ??= binder.native('cudaMemRangeGetAttribute'))(data, dataSize, attribute, devPtr, count);
   if (status !== 0) throw fail('cudaMemRangeGetAttribute', status);
 }
@@ -444,9 +444,9 @@ export function cudaMemRangeGetAttributes(data: T.Pointer, dataSizes: readonly (
   pointerArg('cudaMemRangeGetAttributes', 'data', data, false);
   const dataSizes$ = scalarArrayArg('cudaMemRangeGetAttributes', 'dataSizes', 'u64', dataSizes, false);
   const attributes$ = scalarArrayArg('cudaMemRangeGetAttributes', 'attributes', 'i32', attributes, false);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemRangeGetAttributes', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemRangeGetAttributes', 'count', count, false);
   pointerArg('cudaMemRangeGetAttributes', 'devPtr', devPtr, true, count);
-  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || count % 1 !== 0) int64Arg('cudaMemRangeGetAttributes', 'count', count, false);
+  if (typeof count !== 'number' || !(count >= 0 && count <= 9007199254740991) || Math.floor(count) !== count) int64Arg('cudaMemRangeGetAttributes', 'count', count, false);
   const numAttributes$n = sameLength('cudaMemRangeGetAttributes', ['attributes', 'dataSizes'], [attributes$.count, dataSizes$.count], [attributes !== null, dataSizes !== null]);
   const status = (cudaMemRangeGetAttributes$c ??= binder.native('cudaMemRangeGetAttributes'))(data, dataSizes$.data, attributes$.data, numAttributes$n, devPtr, count);
   if (status !== 0) throw fail('cudaMemRangeGetAttributes', status);
@@ -460,7 +460,7 @@ let cudaMemSetMemPool$c: NativeFunction | undefined;
 export function cudaMemSetMemPool(location: T.cudaMemLocation | Uint8Array, type: T.cudaMemAllocationType, memPool: T.cudaMemPool_t | null): void {
   const location$ = recordArg('cudaMemSetMemPool', 'location', records.cudaMemLocation(), location, false);
   if (typeof type !== 'number' || (type | 0) !== type) throw intError('cudaMemSetMemPool', 'type', 'i32', type);
-  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || memPool % 1 !== 0) memPool = addressArg('cudaMemSetMemPool', 'memPool', memPool, true) as typeof memPool;
+  if (typeof memPool !== 'number' || !(memPool >= 0 && memPool <= 9007199254740991) || Math.floor(memPool) !== memPool) memPool = addressArg('cudaMemSetMemPool', 'memPool', memPool, true) as typeof memPool;
   const status = (cudaMemSetMemPool$c ??= binder.native('cudaMemSetMemPool'))(location$, type, memPool);
   if (status !== 0) throw fail('cudaMemSetMemPool', status);
 }
