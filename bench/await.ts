@@ -100,6 +100,14 @@ const METHODS: Record<string, (s: Stream) => Promise<void> | void> = {
   ".async cuStreamSynchronize": (s) => new Promise<void>((res, rej) => asyncSync.async!(s.handle, (e, r) => (e || r ? rej(e ?? new Error(`status ${r}`)) : res()))),
 };
 
+/**
+ * The worst lag (ms) a 1 ms monitorEventLoopDelay histogram saw: it records the whole interval between
+ * its timer's runs (an idle loop reads min ≈ 1.02 ms), so the lag is what exceeds the 1 ms.
+ */
+function lagOf(h: ReturnType<typeof monitorEventLoopDelay>): number {
+  return h.count === 0 ? 0 : Math.max(0, h.max / 1e6 - 1);
+}
+
 interface Verdict { target: string; value: string; verdict: 'PASS' | 'FAIL' }
 
 async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
@@ -142,7 +150,7 @@ async function cpuWhileAwaiting(c: Ctx, verdicts: Verdict[]): Promise<string> {
       lag?.enable();
       await wait(s);
       lag?.disable();
-      if (lag !== undefined) maxLag = Math.max(maxLag, lag.max / 1e6);
+      if (lag !== undefined) maxLag = Math.max(maxLag, lagOf(lag));
       const u = process.cpuUsage(cpu0);
       if (r < 3) pcts.push(((u.user + u.system) / 1000 / (performance.now() - t0)) * 100);
     }
@@ -211,8 +219,8 @@ async function crowdOnce(c: Ctx, withLag: boolean): Promise<{ text: string; valu
   const text = `1,000 awaits over 64 streams (${withLag ? 'with' : 'without'} the lag monitor; kernels of 5-11 ms started once all were issued; 3 of 4 stream waits, 1 of 4 event waits): ` +
     `issuing ${((issued.user + issued.system) / 1000).toFixed(2)} ms of CPU over ${(t1 - t0).toFixed(1)} ms; ` +
     `from the last await issued (gate opened 2 ms later) to the last resume ${(t2 - t1).toFixed(1)} ms, ${cpuMs.toFixed(2)} ms of CPU (${waitPct.toFixed(1)}%); ${st.parks - parks0} parks, ${st.wakes - wakes0} wakes` +
-    (withLag ? `; worst lag ${(lag.max / 1e6).toFixed(2)} ms` : '');
-  return { text, value, pass, lagMs: lag.max / 1e6 };
+    (withLag ? `; worst lag ${lagOf(lag).toFixed(2)} ms` : '');
+  return { text, value, pass, lagMs: lagOf(lag) };
 }
 
 /**
