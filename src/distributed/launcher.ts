@@ -22,21 +22,17 @@
 // holds from the start (no port released for rank 0 that another process could take in between), and
 // tells the ranks so ($CUDA_TS_STORE_SERVED): rank 0 connects like the others.
 import type { ChildProcess } from 'node:child_process';
-import type * as net from 'node:net';
 import { RUN_ID_ENV, STORE_SERVED_ENV, STORE_TOKEN_ENV, parseAddress, runIdOf, weakToken } from './rendezvous';
 import type { StoreServer } from './store-server';
 
-// node:child_process, node:crypto, node:net and node:url load when the launcher runs: importing
+// node:child_process, node:crypto and node:url load when the launcher runs: importing
 // cuda-ts loads none of them.
-/* eslint-disable @typescript-eslint/no-require-imports */
 const childProcess = (): typeof import('node:child_process') => require('node:child_process') as typeof import('node:child_process');
 const crypto = (): typeof import('node:crypto') => require('node:crypto') as typeof import('node:crypto');
-const nodeNet = (): typeof net => require('node:net') as typeof net;
 const url = (): typeof import('node:url') => require('node:url') as typeof import('node:url');
 const os = (): typeof import('node:os') => require('node:os') as typeof import('node:os');
 // The store server loads only where the launcher serves the store (it brings the support package).
 const storeServer = (): typeof import('./store-server') => require('./store-server') as typeof import('./store-server');
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** What cuda-ts-run was asked to do. */
 export interface LaunchOptions {
@@ -358,7 +354,6 @@ class RankGroup {
  * (Linux; elsewhere none): what a launch's ranks started, whatever group or session they moved to.
  */
 export function markedProcesses(mark: string): number[] {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const fs = require('node:fs') as typeof import('node:fs');
   let names: string[];
   try {

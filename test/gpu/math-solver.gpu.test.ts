@@ -225,7 +225,10 @@ describeGpu('DenseSolver (cuSOLVER) on the GPU', () => {
   test.each([['f64', 'col'], ['f32', 'row']] as [SolverDType, Order][])('a singular matrix: SingularMatrixError with the zero pivot (%s %s)', async (dtype, order) => {
     const A = M.random(6, 6, dtype, 8);
     // a zero column (column-major) or row (row-major: cuSOLVER factors Aᵀ, whose column it is): U[2][2] = 0
-    for (let k = 0; k < 6; k++) order === 'col' ? (A.re[k * 6 + 2] = 0) : (A.re[2 * 6 + k] = 0);
+    for (let k = 0; k < 6; k++) {
+      if (order === 'col') A.re[k * 6 + 2] = 0;
+      else A.re[2 * 6 + k] = 0;
+    }
     const e = await rejection(solver.getrf(upload(A, dtype, order)));
     expect(e).toBeInstanceOf(SingularMatrixError);
     expect(e).toMatchObject({ index: 2, info: 3, func: 'cusolverDnXgetrf' });
