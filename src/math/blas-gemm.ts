@@ -129,6 +129,30 @@ function fillOperands(call: GemmCall, first: MatrixSlot, second: MatrixSlot): vo
   call.strideB = second.batchStride;
 }
 
+/** True for the integer compute types ('32I', '32I_PEDANTIC'): cuBLAS runs them on its IMMA kernels. */
+export function isIntegerCompute(c: ComputeType): boolean {
+  return c === '32I' || c === '32I_PEDANTIC';
+}
+
+/**
+ * Refuses an i8 → i32 GEMM ('32I') cuBLAS has no kernel for, before it is called: its IMMA kernels take
+ * a and b with K contiguous (the column-major call op(A) = T, op(B) = N: a row-major a and a column-major
+ * b, or either stored the other way and transposed), leading dimensions, m and k multiples of 4, and
+ * 4-byte-aligned matrices. cuBLAS 13 answers CUBLAS_STATUS_NOT_SUPPORTED otherwise (a · b both row-major).
+ */
+export function checkIntegerGemm(where: string, call: GemmCall): void {
+  const [opA, opB] = call.swapped ? ['b', 'a'] : ['a', 'b'];
+  if (call.transa !== 1 || call.transb !== 0) {
+    throw new RangeError(`${where}: cuBLAS's i8 → i32 GEMM (computeType '32I') needs K contiguous in a and b: op(a) row-major and op(b) column-major (a row-major a with transA 'N' or a column-major one with 'T'; a column-major b with transB 'N' or a row-major one with 'T'); the column-major call here would be ${OP_NAMES[call.transa]}${OP_NAMES[call.transb]}, cuBLAS takes only TN`);
+  }
+  const fours: [string, number][] = [[`the ld of ${opA}`, call.lda], [`the ld of ${opB}`, call.ldb], ['the ld of c', call.ldc], [call.swapped ? 'n (c\'s columns)' : 'm (c\'s rows)', call.m], ['k', call.k]];
+  for (const [name, v] of fours) if (v % 4 !== 0) throw new RangeError(`${where}: cuBLAS's i8 → i32 GEMM (computeType '32I') needs ${name} to be a multiple of 4, got ${v}`);
+  const bytes: [string, number][] = [[opA, call.a], [opB, call.b], ['c', call.c], [`${opA}'s batch stride`, call.strideA], [`${opB}'s batch stride`, call.strideB]];
+  for (const [name, v] of bytes) if (v % 4 !== 0) throw new RangeError(`${where}: cuBLAS's i8 → i32 GEMM (computeType '32I') needs ${name} to be a multiple of 4 bytes, got ${v}`);
+}
+
+const OP_NAMES = ['N', 'T', 'C'] as const;
+
 /**
  * Checks the batch sizes of a strided-batched GEMM: C's batch is the count; A and B have the same
  * batch or are one matrix for all (2-D, batch stride 0). C may not repeat a matrix (batch stride 0).

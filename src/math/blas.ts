@@ -12,7 +12,7 @@ import { DeviceBuffer } from '../memory/device-buffer';
 import type { DType, StridedView } from '../memory/strided-view';
 import type { Stream, StreamLike } from '../stream';
 import { ScalarBox, StreamBoundResource, checkDType, cudaDataType, isComplex, resolveStream, type Complex, type Operand, type Scalar } from './common';
-import { CUBLAS_COMPUTE, GEMM_DEFAULT_ALGO, GemmCall, checkBatches, checkComputeType, defaultComputeType, gemmScaleType, planGemm, type ComputeType } from './blas-gemm';
+import { CUBLAS_COMPUTE, GEMM_DEFAULT_ALGO, GemmCall, checkBatches, checkComputeType, checkIntegerGemm, defaultComputeType, gemmScaleType, isIntegerCompute, planGemm, type ComputeType } from './blas-gemm';
 import { MatrixSlot, VectorSlot, checkTranspose, mappedOp, opCode, resolveMatrix, resolveVector, type Transpose } from './matrix';
 import { level1Name, LEVEL1_DTYPES, type Level1DType } from './blas-level1';
 
@@ -243,6 +243,7 @@ export class Blas extends StreamBoundResource {
     const abCode = cudaDataType(where, ab);
     const cCode = cudaDataType(where, cType);
     const call = this.call;
+    if (isIntegerCompute(compute)) checkIntegerGemm(where, call);
     this.enter(where);
     this.api.cublasGemmEx(this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, abCode, call.lda, call.b, abCode, call.ldb, beta, call.c, cCode, call.ldc, CUBLAS_COMPUTE[compute], algo);
     return this;
@@ -268,6 +269,7 @@ export class Blas extends StreamBoundResource {
     const beta = this.betaBox.set(where, 'beta', scale, o.beta ?? 0);
     const abCode = cudaDataType(where, ab);
     const cCode = cudaDataType(where, this.sc.dtype);
+    if (isIntegerCompute(compute)) checkIntegerGemm(where, call);
     if (batch === 0) return this;
     this.enter(where);
     this.api.cublasGemmStridedBatchedEx(this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, abCode, call.lda, call.strideA, call.b, abCode, call.ldb, call.strideB, beta, call.c, cCode, call.ldc, call.strideC, batch, CUBLAS_COMPUTE[compute], algo);
@@ -296,6 +298,11 @@ export class Blas extends StreamBoundResource {
     const beta = this.betaBox.set(where, 'beta', scale, o.beta ?? 0);
     const abCode = cudaDataType(where, ab);
     const cCode = cudaDataType(where, this.sc.dtype);
+    if (isIntegerCompute(compute)) {
+      checkIntegerGemm(where, call);
+      // every matrix of the lists, not only the last one the call was planned from (low halves: 2**32 is a multiple of 4)
+      for (let i = 0; i < 3 * count; i++) if (table[2 * i] % 4 !== 0) throw new RangeError(`${where}: cuBLAS's i8 → i32 GEMM (computeType '32I') needs every matrix 4-byte aligned; ${'abc'[Math.floor(i / count)]}[${i % count}] is not`);
+    }
     this.enter(where);
     const pointers = DeviceBuffer.alloc(table.byteLength, { stream: this.stream });
     try {

@@ -231,18 +231,16 @@ export class Matmul extends StreamBoundResource {
     const api = this.api;
     const op = this.lt.op.handle;
     api.cublasLtMatmulDescSetAttribute(op, DESC.EPILOGUE, EPILOGUES[epilogue]);
-    if (traits.bias || traits.biasGrad !== undefined) {
-      api.cublasLtMatmulDescSetAttribute(op, DESC.BIAS_POINTER, bias);
-      api.cublasLtMatmulDescSetAttribute(op, DESC.BIAS_BATCH_STRIDE, traits.bias ? 0 : traits.biasGrad === 'N' ? this.n : this.m);
-      this.pointers.bias = bias;
-    }
-    if (aux !== undefined) {
-      // cuBLASLt refuses to plan an AUX epilogue without an aux pointer: an aligned placeholder until execute
-      api.cublasLtMatmulDescSetAttribute(op, DESC.AUX_POINTER, 256);
-      api.cublasLtMatmulDescSetAttribute(op, DESC.AUX_LD, aux.ld);
-      api.cublasLtMatmulDescSetAttribute(op, DESC.AUX_BATCH_STRIDE, aux.batchStride);
-      this.pointers.aux = 256;
-    }
+    // the descriptor outlives plans: what the previous epilogue set is cleared, not left for this one to read
+    const biased = traits.bias || traits.biasGrad !== undefined;
+    api.cublasLtMatmulDescSetAttribute(op, DESC.BIAS_POINTER, biased ? bias : 0);
+    api.cublasLtMatmulDescSetAttribute(op, DESC.BIAS_BATCH_STRIDE, traits.biasGrad === undefined ? 0 : traits.biasGrad === 'N' ? this.n : this.m);
+    this.pointers.bias = biased ? bias : 0;
+    // cuBLASLt refuses to plan an AUX epilogue without an aux pointer: an aligned placeholder until execute
+    api.cublasLtMatmulDescSetAttribute(op, DESC.AUX_POINTER, aux === undefined ? 0 : 256);
+    api.cublasLtMatmulDescSetAttribute(op, DESC.AUX_LD, aux === undefined ? 0 : aux.ld);
+    api.cublasLtMatmulDescSetAttribute(op, DESC.AUX_BATCH_STRIDE, aux === undefined ? 0 : aux.batchStride);
+    this.pointers.aux = aux === undefined ? 0 : 256;
     const pref = this.lt.pref.handle;
     api.cublasLtMatmulPreferenceSetAttribute(pref, PREF.MAX_WORKSPACE_BYTES, maxBytes);
     for (const attr of [PREF.MIN_ALIGNMENT_A, PREF.MIN_ALIGNMENT_B, PREF.MIN_ALIGNMENT_C, PREF.MIN_ALIGNMENT_D]) api.cublasLtMatmulPreferenceSetAttribute(pref, attr, alignment);

@@ -55,20 +55,56 @@ describeGpu('Blas (cuBLAS) on the GPU', () => {
     });
   });
 
-  test('gemmEx: f16 → f32, bf16 → f32, i8 → i32 (32I), f32 with TF32, f16 → f16 with 16F', async () => {
-    const cases: [DType, DType, string | undefined, number][] = [['f16', 'f32', undefined, 2e-3], ['bf16', 'f32', undefined, 1e-2], ['i8', 'i32', '32I', 0], ['f32', 'f32', '32F_FAST_TF32', 3e-3], ['f16', 'f16', '16F', 1e-2]];
-    const outside: unknown[] = [];
-    for (const [ab, cType, compute, tol] of cases) {
-      const a = upload(24, 16, ab, 'row', 0, 4);
-      const b = upload(16, 32, ab, 'row', 0, 5);
-      const c = upload(24, 32, cType, 'row', 0, 6);
+  /** One gemmEx case against the CPU: undefined when within `tol`, else what went wrong (an error names its case). */
+  async function gemmExCase(ab: DType, cType: DType, compute: string | undefined, tol: number, orders: [Order, Order, Order]): Promise<string | undefined> {
+    const name = `${ab} → ${cType}${compute ? ` (${compute})` : ''}, a/b/c ${orders.join('/')}-major`;
+    try {
+      const a = upload(24, 16, ab, orders[0], 0, 4);
+      const b = upload(16, 32, ab, orders[1], 0, 5);
+      const c = upload(24, 32, cType, orders[2], 0, 6);
       blas.gemmEx(a.view, b.view, c.view, { computeType: compute as never, alpha: 1, beta: 0 });
       await stream.synchronized();
-      const ref = cpuGemm(a.host, 'N', b.host, 'N', c.host, 1, 0);
-      const err = maxRelativeError(HostMatrix.read(c.view), ref);
-      if (!(err <= tol)) outside.push({ ab, cType, compute, err, tol });
+      const err = maxRelativeError(HostMatrix.read(c.view), cpuGemm(a.host, 'N', b.host, 'N', c.host, 1, 0));
+      return err <= tol ? undefined : `${name}: error ${err} > ${tol}`;
+    } catch (e) {
+      return `${name}: ${String(e)}`;
     }
-    expect(outside).toEqual([]);
+  }
+
+  test('gemmEx: f16 → f32, bf16 → f32, f32 with TF32, f16 → f16 with 16F, i8 → i32 (32I) with K-contiguous a and b', async () => {
+    const cases: [DType, DType, string | undefined, number, [Order, Order, Order]][] = [
+      ['f16', 'f32', undefined, 2e-3, ['row', 'row', 'row']],
+      ['bf16', 'f32', undefined, 1e-2, ['row', 'row', 'row']],
+      ['f32', 'f32', '32F_FAST_TF32', 3e-3, ['row', 'row', 'row']],
+      ['f16', 'f16', '16F', 1e-2, ['row', 'row', 'row']],
+      ['i8', 'i32', '32I', 0, ['row', 'col', 'row']], // cuBLAS's IMMA path: the call is TN
+      ['i8', 'i32', '32I', 0, ['row', 'col', 'col']],
+    ];
+    const failed: string[] = [];
+    for (const [ab, cType, compute, tol, orders] of cases) {
+      const why = await gemmExCase(ab, cType, compute, tol, orders);
+      if (why !== undefined) failed.push(why);
+    }
+    expect(failed).toEqual([]);
+  });
+
+  test('gemmEx i8 → i32 (32I): a layout cuBLAS has no kernel for is refused before the call, naming the requirement', () => {
+    const a = upload(24, 16, 'i8', 'row');
+    const b = upload(16, 32, 'i8', 'row');
+    const c = upload(24, 32, 'i32', 'row');
+    expect(() => blas.gemmEx(a.view, b.view, c.view, { computeType: '32I' })).toThrow(/Blas.gemmEx: cuBLAS's i8 → i32 GEMM \(computeType '32I'\) needs K contiguous in a and b.*cuBLAS takes only TN/);
+    const odd = upload(24, 18, 'i8', 'row'); // k = 18: not a multiple of 4
+    const oddB = upload(18, 32, 'i8', 'col');
+    expect(() => blas.gemmEx(odd.view, oddB.view, c.view, { computeType: '32I' })).toThrow(/needs .* to be a multiple of 4, got 18/);
+  });
+
+  test('gemmEx i8 → f32 (32F): K-contiguous a and b, and both row-major', async () => {
+    const failed: string[] = [];
+    for (const orders of [['row', 'col', 'row'], ['row', 'row', 'row']] as [Order, Order, Order][]) {
+      const why = await gemmExCase('i8', 'f32', '32F', 1e-6, orders);
+      if (why !== undefined) failed.push(why);
+    }
+    expect(failed).toEqual([]);
   });
 
   test('gemmStridedBatched (a broadcast) and gemmBatched equal per-matrix references', async () => {
@@ -286,7 +322,28 @@ describeGpu('Matmul (cuBLASLt) on the GPU', () => {
       expect(maxRelativeError(HostMatrix.read(d.view), ref)).toBeLessThanOrEqual(epilogue.startsWith('GELU') ? 2e-3 : 1e-5);
     });
 
-  test('f16 operands into f16 with RELU_BIAS; RELU_AUX writes its mask and d', async () => {
+  /** Counts the elements whose bit in the column-major RELU mask (`ldBytes` bytes per column) agrees with d > 0. */
+  function maskAgreement(mask: Uint8Array, ldBytes: number, d: { rows: number; cols: number; get(i: number, j: number): [number, number] }): number {
+    let agree = 0;
+    for (let j = 0; j < d.cols; j++) for (let i = 0; i < d.rows; i++) if (((mask[j * ldBytes + (i >> 3)] >> (i & 7)) & 1) === (d.get(i, j)[0] > 0 ? 1 : 0)) agree++;
+    return agree;
+  }
+  const relu = (x: number): number => Math.max(0, x);
+
+  /** RELU_AUX on `mm` (planned here): d equals relu(a·b), the mask marks d > 0. */
+  async function reluAuxStep(mm: Matmul, a: { host: HostMatrix; view: StridedView }, b: { host: HostMatrix; view: StridedView }, d: { view: StridedView }, tol: number): Promise<void> {
+    mm.plan({ epilogue: 'RELU_AUX' });
+    const aux = DeviceBuffer.alloc(mm.aux!.bytes, { stream });
+    buffers.push(aux);
+    aux.memset(0, { stream });
+    mm.execute({ a: a.view, b: b.view, d: d.view, aux });
+    await stream.synchronized();
+    const got = HostMatrix.read(d.view);
+    expect(maxRelativeError(got, withEpilogue(cpuGemm(a.host, 'N', b.host, 'N', undefined, 1, 0), undefined, relu))).toBeLessThanOrEqual(tol);
+    expect(maskAgreement(aux.toArray(Uint8Array), mm.aux!.ld / 8, got)).toBeGreaterThanOrEqual(got.rows * got.cols - 4); // an exact 0 may go either way
+  }
+
+  test('f16 operands into f16 with RELU_BIAS (f16 bias)', async () => {
     const a = upload(48, 32, 'f16', 'row', 0, 41);
     const b = upload(32, 24, 'f16', 'col', 0, 42);
     const d = upload(48, 24, 'f16', 'col', 0, 43);
@@ -295,21 +352,33 @@ describeGpu('Matmul (cuBLASLt) on the GPU', () => {
     using mm = Matmul.create({ a: a.view, b: b.view, d: d.view, stream });
     mm.plan({ epilogue: 'RELU_BIAS', bias }).execute({ a: a.view, b: b.view, d: d.view, bias });
     await stream.synchronized();
-    const relu = (x: number) => Math.max(0, x);
     expect(maxRelativeError(HostMatrix.read(d.view), withEpilogue(cpuGemm(a.host, 'N', b.host, 'N', undefined, 1, 0), biasValues, relu))).toBeLessThanOrEqual(3e-3);
-    mm.plan({ epilogue: 'RELU_AUX' });
-    const aux = DeviceBuffer.alloc(mm.aux!.bytes, { stream });
-    buffers.push(aux);
-    aux.memset(0, { stream });
-    mm.execute({ a: a.view, b: b.view, d: d.view, aux });
-    await stream.synchronized();
-    const got = HostMatrix.read(d.view);
-    expect(maxRelativeError(got, withEpilogue(cpuGemm(a.host, 'N', b.host, 'N', undefined, 1, 0), undefined, relu))).toBeLessThanOrEqual(3e-3);
-    const mask = aux.toArray(Uint8Array);
-    const ld = mm.aux!.ld / 8; // bytes per column
-    let agree = 0;
-    for (let j = 0; j < 24; j++) for (let i = 0; i < 48; i++) if (((mask[j * ld + (i >> 3)] >> (i & 7)) & 1) === (got.get(i, j)[0] > 0 ? 1 : 0)) agree++;
-    expect(agree).toBeGreaterThanOrEqual(48 * 24 - 4); // an exact 0 may go either way
+  });
+
+  test('f16 RELU_AUX planned on the Matmul that ran RELU_BIAS: writes its mask and d', async () => {
+    const a = upload(48, 32, 'f16', 'row', 0, 44);
+    const b = upload(32, 24, 'f16', 'col', 0, 45);
+    const d = upload(48, 24, 'f16', 'col', 0, 46);
+    const bias = vector(Array.from({ length: 48 }, () => 0), 'f16');
+    using mm = Matmul.create({ a: a.view, b: b.view, d: d.view, stream });
+    mm.plan({ epilogue: 'RELU_BIAS', bias }).execute({ a: a.view, b: b.view, d: d.view, bias });
+    await reluAuxStep(mm, a, b, d, 3e-3);
+  });
+
+  test('f16 RELU_AUX on a fresh Matmul, every operand column-major', async () => {
+    const a = upload(48, 32, 'f16', 'col', 0, 47);
+    const b = upload(32, 24, 'f16', 'col', 0, 48);
+    const d = upload(48, 24, 'f16', 'col', 0, 49);
+    using mm = Matmul.create({ a: a.view, b: b.view, d: d.view, stream });
+    await reluAuxStep(mm, a, b, d, 3e-3);
+  });
+
+  test('f32 RELU_AUX on a fresh Matmul: row-major a, column-major b and d', async () => {
+    const a = upload(64, 24, 'f32', 'row', 0, 34);
+    const b = upload(24, 40, 'f32', 'col', 0, 35);
+    const d = upload(64, 40, 'f32', 'col', 0, 36);
+    using mm = Matmul.create({ a: a.view, b: b.view, d: d.view, stream });
+    await reluAuxStep(mm, a, b, d, 1e-5);
   });
 
   test('autotune times every algorithm and selects the fastest; results stay right', async () => {

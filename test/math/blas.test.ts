@@ -172,8 +172,9 @@ describe('Blas.gemmEx', () => {
   test('mixed types: f16 → f32 with 32F, bf16, i8 → i32 with 32I (i32 scalars), TF32', () => {
     blas.gemmEx(view(8, 8, 'f16'), view(8, 8, 'f16'), view(8, 8, 'f32'));
     expect(last()[1][15]).toBe(0); // c: CUDA_R_32F
-    blas.gemmEx(view(8, 8, 'i8'), view(8, 8, 'i8'), view(8, 8, 'i32'), { alpha: 2 });
+    blas.gemmEx(view(8, 8, 'i8'), view(8, 8, 'i8', 'col'), view(8, 8, 'i32'), { alpha: 2 });
     expect(last()[1][17]).toBe(CUBLAS_COMPUTE['32I']);
+    expect(last()[1].slice(1, 3)).toEqual([1, 0]); // K contiguous in a and b: the TN call cuBLAS's IMMA kernels take
     expect(last()[1][6]).toBeInstanceOf(Int32Array);
     blas.gemmEx(view(8, 8), view(8, 8), view(8, 8), { computeType: '32F_FAST_TF32', algo: 99 });
     expect(last()[1].slice(17)).toEqual([77, 99]);
@@ -188,6 +189,22 @@ describe('Blas.gemmEx', () => {
     expect(() => blas.gemmEx(view(2, 2), view(2, 2), view(2, 2), { algo: 1.5 })).toThrow(/Blas.gemmEx: algo must be a cublasGemmAlgo_t/);
     expect(() => blas.gemmEx(view(2, 2, 'i8'), view(2, 2, 'i8'), view(2, 2, 'i32'), { alpha: 1.5 })).toThrow(RangeError);
     expect(calls).toEqual([]);
+  });
+  test('i8 → i32 (32I): layouts cuBLAS has no IMMA kernel for are refused before the call, naming the requirement', () => {
+    const k = /needs K contiguous in a and b: op\(a\) row-major and op\(b\) column-major.*would be NN, cuBLAS takes only TN/;
+    expect(() => blas.gemmEx(view(8, 8, 'i8'), view(8, 8, 'i8'), view(8, 8, 'i32'))).toThrow(k); // both row-major
+    expect(() => blas.gemmEx(view(8, 8, 'i8', 'col'), view(8, 8, 'i8', 'col'), view(8, 8, 'i32', 'col'))).toThrow(/would be NN/);
+    expect(() => blas.gemmEx(view(8, 8, 'i8', 'col'), view(8, 8, 'i8', 'row'), view(8, 8, 'i32', 'col'))).toThrow(/would be NT/);
+    expect(() => blas.gemmEx(view(8, 8, 'i8'), view(8, 8, 'i8', 'col'), view(8, 8, 'i32'), { transA: 'T' })).toThrow(/would be TT/);
+    expect(() => blas.gemmEx(view(8, 6, 'i8'), view(6, 8, 'i8', 'col'), view(8, 8, 'i32'))).toThrow(/Blas.gemmEx: .*needs the ld of b to be a multiple of 4, got 6/);
+    expect(() => blas.gemmEx(view(6, 8, 'i8'), view(8, 8, 'i8', 'col'), view(6, 8, 'i32', 'col'))).toThrow(/needs the ld of c to be a multiple of 4, got 6/);
+    const a = matrix(buffer(256), { dtype: 'i8', rows: 8, cols: 8, byteOffset: 2 });
+    expect(() => blas.gemmEx(a, view(8, 8, 'i8', 'col'), view(8, 8, 'i32'))).toThrow(/needs a to be a multiple of 4 bytes/);
+    expect(() => blas.gemmStridedBatched(view(8, 8, 'i8'), view(8, 8, 'i8'), view(8, 8, 'i32'))).toThrow(/Blas.gemmStridedBatched: .*would be NN/);
+    expect(() => blas.gemmBatched([view(8, 8, 'i8')], [view(8, 8, 'i8')], [view(8, 8, 'i32')])).toThrow(/Blas.gemmBatched: .*would be NN/);
+    // i8 → f32 with 32F is not the IMMA path: no such check
+    blas.gemmEx(view(8, 8, 'i8'), view(8, 8, 'i8'), view(8, 8, 'f32'));
+    expect(names()).toEqual(['cublasGemmEx']);
   });
   test('defaults and scale types', () => {
     expect(defaultComputeType('bf16', 'bf16')).toBe('32F');

@@ -130,7 +130,7 @@ describe('Matmul.plan and execute', () => {
     const bias = buffer(64);
     heuristicCount = 4;
     mm.plan({ epilogue: 'RELU_BIAS', bias, algorithms: 4, maxWorkspaceBytes: 1 << 20 });
-    expect(attrs('cublasLtMatmulDescSetAttribute')).toEqual([[7, EPILOGUES.RELU_BIAS], [8, bias.ptr], [10, 0]]);
+    expect(attrs('cublasLtMatmulDescSetAttribute')).toEqual([[7, EPILOGUES.RELU_BIAS], [8, bias.ptr], [10, 0], [11, 0], [12, 0], [13, 0]]); // no aux: cleared
     expect(attrs('cublasLtMatmulPreferenceSetAttribute')).toEqual([[1, 1 << 20], [5, 256], [6, 256], [7, 256], [8, 256]]);
     expect(calls.find(([n]) => n === 'cublasLtMatmulAlgoGetHeuristic')![1][7]).toBe(4);
     expect(mm.algorithms.map((x) => [x.index, x.wavesCount, x.algo.byteLength, x.algo[0]])).toEqual([[0, 1, 64, 1], [1, 2, 64, 2], [2, 3, 64, 3], [3, 4, 64, 4]]);
@@ -181,9 +181,12 @@ describe('Matmul.plan and execute', () => {
   });
 
   test('aux epilogues: layout sizes, the aux buffer checked, DRELU_BGRAD needs aux and biasGrad', () => {
+    mm.plan({ epilogue: 'RELU_BIAS', bias: buffer(32) });
+    calls.length = 0;
     mm.plan({ epilogue: 'RELU_AUX' });
     expect(mm.aux).toEqual({ ld: 128, batchStride: 128 * 12, bytes: 16 * 12, dtype: 'u8' });
-    expect(attrs('cublasLtMatmulDescSetAttribute').slice(1)).toEqual([[11, 256], [12, 128], [13, 1536]]);
+    // the previous plan's bias is cleared from the reused descriptor; the aux pointer is a placeholder until execute
+    expect(attrs('cublasLtMatmulDescSetAttribute')).toEqual([[7, EPILOGUES.RELU_AUX], [8, 0], [10, 0], [11, 256], [12, 128], [13, 1536]]);
     calls.length = 0;
     expect(() => mm.execute({ a, b, d })).toThrow(/the RELU_AUX epilogue needs aux \(192 bytes, see Matmul.aux\)/);
     expect(() => mm.execute({ a, b, d, aux: buffer(100) })).toThrow(/Matmul.execute: aux must be 192 contiguous bytes/);
