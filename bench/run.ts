@@ -11,6 +11,8 @@
 //   4. runs bench/cpu.ts in a child process (typed vs raw on libcudart)                 -> cuda-ts-cpu
 //   5. runs bench/staging.ts in a child process (pageable copies by size: direct, staged, CuPy) -> its own table
 //   6. runs bench/await.ts in a child process (awaiting GPU work, issue 46)                  -> its own section
+//   7. runs bench/math-blas.ts, math-fft-rand.ts, math-sparse.ts, each in a child process (the math
+//      objects against the same library calls from C in that process, and CuPy)           -> its own section
 // then prints ONE table (rows × implementations, each cell the median and its ratio to native C, or to
 // cuda-python for rows C does not have), one line naming the C floor every ratio uses and why (with this
 // run's standalone vs in-process difference), the issue's targets with PASS/FAIL, and writes everything to
@@ -18,7 +20,7 @@
 // skipped with its reason; it never stops the table.
 //
 // Env: BENCH_SCALE (loop-count multiplier for every part, e.g. 0.1 for a smoke run), BENCH_DEVICE,
-//      BENCH_SKIP=native,gpu,bun,deno,python,cpu,import,staging,await (steps to leave out), BUN, DENO (the
+//      BENCH_SKIP=native,gpu,bun,deno,python,cpu,import,staging,await,math (steps to leave out), BUN, DENO (the
 //      runtimes' binaries; else on PATH, else /tmp/bun/bun, /tmp/deno/deno), PYTHON (default python3),
 //      BENCH_LOADER (how gpu.ts loads cuda-ts: js (default) | dist | tsx),
 //      BENCH_REPS (interleaved repetitions, default 7; the Bun and Deno processes: BENCH_CHILD_REPS, else
@@ -158,6 +160,23 @@ async function awaiting(): Promise<{ text: string; verdicts: { target: string; v
   const r = await runChild(process.execPath, ['--require', 'tsx/cjs', join(BENCH_DIR, 'await.ts'), out], 300);
   if (r.code !== 0) throw new Error(`bench/await.ts exited ${r.code}: ${tail(r.stderr)}`);
   return JSON.parse(readFileSync(out, 'utf8')) as Awaited<ReturnType<typeof awaiting>>;
+}
+
+/** The math benches (issue 43): each prints its table and one `row: … PASS|FAIL` line per target. */
+const MATH_BENCHES = ['math-blas.ts', 'math-fft-rand.ts', 'math-sparse.ts'];
+async function math(): Promise<{ text: string; verdicts: Verdict[] }> {
+  const parts: string[] = [];
+  const verdicts: Verdict[] = [];
+  for (const file of MATH_BENCHES) {
+    const r = await runChild(process.execPath, ['--require', 'tsx/cjs', join(BENCH_DIR, file)], 300);
+    const lines = r.stdout.split('\n').filter((l) => !l.startsWith('{'));
+    parts.push(r.code === 0 ? lines.join('\n').trim() : `${file}: exited ${r.code}: ${tail(r.stderr)}`);
+    for (const l of lines) {
+      const v = /^(\S+): (.+) (PASS|FAIL)$/.exec(l.trim());
+      if (v) verdicts.push({ target: v[2], row: v[1], judged: `one run (bench/${file})`, value: v[2], verdict: v[3] as 'PASS' | 'FAIL' });
+    }
+  }
+  return { text: `math libraries (issue 43; objects vs the same call from C in one process):\n\n${parts.join('\n\n')}`, verdicts };
 }
 
 async function step<T>(name: string, fn: () => Promise<T>): Promise<T | undefined> {
@@ -395,6 +414,7 @@ async function main(): Promise<void> {
   const imp = await step('import', async () => importVerdicts(measureImports(importCases(true), IMPORT_ROUNDS, IMPORT_PER_ROUND)));
   const stg = await step('staging', staging);
   const awt = await step('await', awaiting);
+  const mth = await step('math', math);
 
   const res = main2(all, c, floor);
   let text = res.text;
@@ -422,6 +442,9 @@ async function main(): Promise<void> {
   // Awaiting GPU work (issue 46): its section and verdicts as bench/await.ts printed them.
   text += `\n\n${awt ? awt.text : `awaiting GPU work: skipped (${steps.await?.skipped ?? 'not run'})`}`;
   for (const v of awt?.verdicts ?? []) verdicts.push({ target: v.target, row: 'await', judged: 'one run (bench/await.ts)', value: v.value, verdict: v.verdict });
+  // The math libraries (issue 43): each bench's table and its verdict lines.
+  text += `\n\n${mth ? mth.text : `math libraries: skipped (${steps.math?.skipped ?? 'not run'})`}`;
+  verdicts.push(...(mth?.verdicts ?? []));
   console.log(`\n${text}`);
   const dir = resultsDir();
   const json = {
