@@ -5,8 +5,9 @@
 // (throughput: objects ≈ C; f16 goes through cublasGemmEx with f32 compute on both sides). A pass is `ops`
 // calls then a stream synchronize, timed on this process's clock around the whole pass (C's loop runs inside
 // the shared library on a handle made once, as the object's is); the passes alternate within each of the 5
-// repetitions, the row reports the median per call. Extra column on the small row: Matmul.execute
-// (cuBLASLt, planned once). Env: BENCH_SCALE (ops), CUDA_HOME (default /usr/local/cuda), PYTHON, CC.
+// repetitions, the row reports the median per call. Extra columns on the small row: Matmul.execute
+// (cuBLASLt, planned once) against `C Lt` (its very cublasLtMatmul call from C), and what the objects row is made of: `typed` (the typed layer's cublasSgemm the
+// object calls) and `koffi` (cublasSgemm_v2 bound bare through koffi: the FFI floor). Env: BENCH_SCALE (ops), CUDA_HOME (default /usr/local/cuda), PYTHON, CC.
 import koffi from 'koffi';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -14,14 +15,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Device, DeviceBuffer, Stream } from '../src';
 import { Blas, Matmul, matrix } from '../src/math';
+import { loadCublas } from '../src/releases';
 import { REPO_ROOT, REPS, fmt, log, median, nowNs, reason, scaled, table } from './common';
 
 const CUDA_HOME = process.env.CUDA_HOME ?? '/usr/local/cuda';
-const SONAMES = ['libcublas.so.13', 'libcudart.so.13'];
+const SONAMES = ['libcublas.so.13', 'libcudart.so.13', 'libcublasLt.so.13'];
 const LIB_DIRS = [join(CUDA_HOME, 'lib64'), join(CUDA_HOME, 'targets', 'x86_64-linux', 'lib'), '/usr/lib/x86_64-linux-gnu', '/lib/x86_64-linux-gnu'];
 
 interface NativeBlas {
+  /** cublasSgemm_v2 bound straight through koffi (the FFI floor of the JS rows). */
+  sgemm: (...args: unknown[]) => number;
   create(stream: number): number;
+  /** The Matmul's own cublasLtMatmul (handle, descriptor, layouts, algorithm, workspace) `ops` times from C. */
+  ltPass(lt: number, desc: number, la: number, lb: number, lc: number, ld: number, a: number, b: number, d: number, algo: Uint8Array, ws: number, wsSize: number, ops: number, stream: number): number;
   pass(state: number, half: number, n: number, a: number, b: number, c: number, ops: number, stream: number): number;
   destroy(state: number): number;
 }
@@ -39,10 +45,13 @@ function buildNative(): NativeBlas | string {
   const b = spawnSync(cc, ['-O2', '-shared', '-fPIC', join(REPO_ROOT, 'bench', 'native', 'math-blas.c'), '-o', so, ...(libs as string[]), ...rpath], { encoding: 'utf8' });
   if (b.status !== 0) return `${cc} failed: ${(b.stderr || String(b.error)).trim().split('\n').slice(-2).join(' | ')}`;
   const lib = koffi.load(so);
+  const cublas = koffi.load(libs[0]!);
   return {
+    sgemm: cublas.func('cublasSgemm_v2', 'int', ['uintptr_t', 'int32_t', 'int32_t', 'int32_t', 'int32_t', 'int32_t', 'void *', 'uintptr_t', 'int32_t', 'uintptr_t', 'int32_t', 'void *', 'uintptr_t', 'int32_t']) as (...args: unknown[]) => number,
     create: lib.func('uint64_t mb_create(uint64_t)'),
     pass: lib.func('int mb_gemm_pass(uint64_t, int, int, uint64_t, uint64_t, uint64_t, long, uint64_t)'),
     destroy: lib.func('int mb_destroy(uint64_t)'),
+    ltPass: lib.func('int mb_lt_pass(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, void *, uint64_t, uint64_t, long, uint64_t)'),
   } as NativeBlas;
 }
 
@@ -76,10 +85,28 @@ function gemmRow(name: string, n: number, half: boolean, ops: number, env: { bla
     objects: (k) => { for (let i = 0; i < k; i++) blas.gemm(va, vb, vc); stream.synchronize(); },
   };
   if (n === 64 && !half) {
+    // the typed layer the object calls, and the bare FFI call: what the object's row is made of
+    const typed = loadCublas().cublasSgemm;
+    const [pa, pb, pc] = [a.ptr, b.ptr, c.ptr];
+    passes.typed = (k) => { for (let i = 0; i < k; i++) typed(blas.handle, 0, 0, n, n, n, 1, pa, n, pb, n, 0, pc, n); stream.synchronize(); };
+    if (typeof native !== 'string') {
+      const [one, zero] = [new Float32Array([1]), new Float32Array([0])];
+      passes.koffi = (k) => { for (let i = 0; i < k; i++) native.sgemm(blas.handle, 0, 0, n, n, n, one, pa, n, pb, n, zero, pc, n); stream.synchronize(); };
+    }
     const mm = Matmul.create({ a: va, b: vb, d: vc, stream }).plan({ algorithms: 1 });
     env.owned.push(mm);
     const operands = { a: va, b: vb, d: vc };
     passes['Matmul.execute'] = (k) => { for (let i = 0; i < k; i++) mm.execute(operands); stream.synchronize(); };
+    if (typeof native !== 'string') {
+      // the very call Matmul.execute makes (its handle, descriptor, layouts, algorithm, workspace), from C
+      const h = (mm as unknown as { handles: number[] }).handles;
+      const ws = (mm as unknown as { owned: { workspace?: DeviceBuffer } }).owned.workspace;
+      const algo = mm.algorithms[0];
+      passes['C Lt'] = (k) => {
+        const st = native.ltPass(h[0], h[1], h[2], h[3], h[4], h[5], pa, pb, pc, algo.algo, ws?.ptr ?? 0, algo.workspaceBytes, k, stream.handle);
+        if (st !== 0) throw new Error(`mb_lt_pass returned ${st}`);
+      };
+    }
   }
   if (typeof native !== 'string') {
     passes.C = (k) => {
@@ -132,12 +159,14 @@ function main(): void {
     const flops = 2 * row.n ** 3;
     const show = (ns: number | undefined) => (ns === undefined ? '—' : row.n >= 1024 ? `${fmt(ns / 1e6, 3)} ms (${fmt(flops / ns / 1e3)} TFLOP/s)` : `${fmt(ns / 1e3, 2)} µs`);
     const ratio = (ns: number | undefined) => (ns === undefined || med.C === undefined ? '—' : `${fmt(ns / med.C, 3)}×`);
-    lines.push([row.name, show(med.objects), show(med['Matmul.execute']), show(med.C), show(theirs), ratio(med.objects), ratio(med['Matmul.execute']), ratio(theirs)]);
+    const ltRatio = med['C Lt'] === undefined ? '—' : `${fmt(med['Matmul.execute'] / med['C Lt'], 3)}×`;
+    lines.push([row.name, show(med.objects), show(med.typed), show(med.koffi), show(med.C), show(med['Matmul.execute']), show(med['C Lt']), show(theirs), ratio(med.objects), ratio(med.typed), ratio(med.koffi), ltRatio, ratio(theirs)]);
     const target = row.n >= 1024 ? 1.02 : 1.05;
     if (med.C !== undefined) verdicts.push(`${row.name}: objects/C ${fmt(med.objects / med.C, 3)}× (target ≤ ${target}×) ${med.objects / med.C <= target ? 'PASS' : 'FAIL'}`);
+    if (med['C Lt'] !== undefined) verdicts.push(`${row.name}: Matmul.execute/C Lt ${ltRatio} (target ≤ ${target}×) ${med['Matmul.execute'] / med['C Lt'] <= target ? 'PASS' : 'FAIL'}`);
   }
   console.log(`\nBlas.gemm vs C (same process) and CuPy on ${device.name}: per call, median of ${REPS} interleaved repetitions (${opsSmall} calls small, ${opsLarge} large):\n`);
-  console.log(table(['row', 'objects', 'Matmul.execute', 'C', 'CuPy', 'objects/C', 'Matmul/C', 'CuPy/C'], lines));
+  console.log(table(['row', 'objects', 'typed', 'koffi', 'C', 'Matmul.execute', 'C Lt', 'CuPy', 'objects/C', 'typed/C', 'koffi/C', 'Matmul/C Lt', 'CuPy/C'], lines));
   for (const v of verdicts) console.log(v);
   console.log(JSON.stringify({ impl: 'math-blas', device: device.name, rows: Object.fromEntries(results.map(({ row, reps }) => [row.name, reps])), cupy }));
 

@@ -1,11 +1,12 @@
 // The C side of bench/math-blas.ts: the same cuBLAS GEMMs the Blas object makes, in the same process (a
 // shared library loaded through koffi), so the ratio compares the object's host path with C's on one
 // clock. Operands are the bench's own device buffers (addresses passed as 64-bit integers), on the bench's
-// stream. Built by the bench with gcc against libcublas.so.13 and libcudart.so.13 (no headers needed: the
+// stream. Built by the bench with gcc against libcublas.so.13, libcublasLt.so.13 and libcudart.so.13 (no headers needed: the
 // prototypes below are the libraries' C ABI; cublasSgemm is exported as cublasSgemm_v2).
 //
 // Build by hand: gcc -O2 -shared -fPIC math-blas.c -o libblasbench.so followed by the paths of
-// libcublas.so.13 and libcudart.so.13 (in /usr/local/cuda/lib64).
+// libcublas.so.13, libcublasLt.so.13 and libcudart.so.13 (in /usr/local/cuda/lib64).
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -20,6 +21,8 @@ extern int cublasSgemm_v2(handle_t handle, int transa, int transb, int m, int n,
 extern int cublasGemmEx(handle_t handle, int transa, int transb, int m, int n, int k, const void *alpha, const void *A, int Atype, int lda,
                         const void *B, int Btype, int ldb, const void *beta, void *C, int Ctype, int ldc, int computeType, int algo);
 extern int cudaStreamSynchronize(stream_t stream);
+extern int cublasLtMatmul(void *lightHandle, void *desc, const void *alpha, const void *A, void *Adesc, const void *B, void *Bdesc, const void *beta,
+                          const void *C, void *Cdesc, void *D, void *Ddesc, const void *algo, void *workspace, size_t workspaceSize, stream_t stream);
 
 enum { OP_N = 0, R_16F = 2, COMPUTE_32F = 68, GEMM_DEFAULT = -1 };
 
@@ -59,4 +62,20 @@ int mb_destroy(uint64_t state) {
   int st = cublasDestroy_v2(s->handle);
   free(s);
   return st;
+}
+
+/**
+ * `ops` cublasLtMatmul calls on the Matmul object's own handle, descriptor, layouts, algorithm and workspace
+ * (so both sides make the very same call), f32 alpha 1 and beta 0, d read as c; then a synchronize of `stream`.
+ */
+int mb_lt_pass(uint64_t lt, uint64_t desc, uint64_t la, uint64_t lb, uint64_t lc, uint64_t ld, uint64_t a, uint64_t b, uint64_t d, const void *algo,
+               uint64_t ws, uint64_t wsSize, long ops, uint64_t stream) {
+  static const float alpha = 1.0f, beta = 0.0f;
+#define P(x) ((void *)(uintptr_t)(x))
+  for (long i = 0; i < ops; i++) {
+    int st = cublasLtMatmul(P(lt), P(desc), &alpha, P(a), P(la), P(b), P(lb), &beta, P(d), P(lc), P(d), P(ld), algo, P(ws), (size_t)wsSize, P(stream));
+    if (st != 0) return st;
+  }
+#undef P
+  return cudaStreamSynchronize((stream_t)(uintptr_t)stream);
 }

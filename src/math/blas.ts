@@ -71,6 +71,8 @@ const POINTER_MODE_DEVICE = 1;
 /** cublasStatus_t CUBLAS_STATUS_EXECUTION_FAILED: what a launch into a stream of another context reports. */
 const EXECUTION_FAILED = 13;
 const NO_OPTIONS = Object.freeze({});
+// read once: a namespace member is a getter call per use under some loaders (tsx, esbuild's CommonJS)
+const { bindHinted, currentContextHandle } = drv;
 
 /** Reads an options object (undefined: none); TypeError naming `where` for anything else or an unknown key. */
 function optionsOf<T extends object>(where: string, o: T | undefined, keys: readonly string[]): Partial<T> {
@@ -100,6 +102,8 @@ export class Blas extends StreamBoundResource {
   private readonly vx = new VectorSlot();
   private readonly vy = new VectorSlot();
   private readonly call = new GemmCall();
+  /** What gemm resolved last (this.call holds its plan): views, transposes, the typed function (undefined: plan again). */
+  private readonly memo: { a: unknown; b: unknown; c: unknown; tA: Transpose; tB: Transpose; real: boolean; fn: TypedGemm | undefined } = { a: undefined, b: undefined, c: undefined, tA: 'N', tB: 'N', real: true, fn: undefined };
 
   private constructor(api: typeof cublas, handle: cublas.cublasHandle_t, stream: Stream) {
     const context = stream.context;
@@ -147,7 +151,7 @@ export class Blas extends StreamBoundResource {
    */
   private enter(where: string, mode = POINTER_MODE_HOST, hinted = false): void {
     this.checkUsable(where);
-    if (hinted && this.stream.handle > 2) drv.bindHinted(this.context);
+    if (hinted && this.stream.handle > 2) bindHinted(this.context);
     else this.context.bind();
     if (this.pointerMode !== mode) {
       this.api.cublasSetPointerMode(this.handle, mode);
@@ -161,6 +165,7 @@ export class Blas extends StreamBoundResource {
 
   /** Resolves c, a and b (a and b preferring c's order where both fit) and checks contexts and dtypes. */
   private resolveGemm(where: string, a: unknown, b: unknown, c: unknown, batched: boolean): void {
+    this.memo.fn = undefined; // the slots and this.call are about to change under gemm's memo
     const C = resolveMatrix(where, 'c', c, this.sc, 'row', batched);
     if ((c as StridedView).readOnly) throw new TypeError(`${where}: c is a read-only view`);
     const A = resolveMatrix(where, 'a', a, this.sa, C.order, batched);
@@ -178,23 +183,33 @@ export class Blas extends StreamBoundResource {
    */
   gemm(a: StridedView, b: StridedView, c: StridedView, options?: GemmOptions): this {
     const where = 'Blas.gemm';
-    const o = optionsOf(where, options, GEMM_KEYS);
-    const tA = checkTranspose(where, 'transA', o.transA);
-    const tB = checkTranspose(where, 'transB', o.transB);
-    this.resolveGemm(where, a, b, c, false);
-    const dtype = this.sc.dtype;
-    if (this.sa.dtype !== dtype) throw new TypeError(`${where}: a and b hold ${this.sa.dtype}, c ${dtype}: gemm takes one dtype (gemmEx mixes them)`);
-    const call = planGemm(where, this.sa, tA, this.sb, tB, this.sc, this.call);
-    const name = GEMM_NAMES[dtype as keyof typeof GEMM_NAMES];
-    if (name === undefined) {
-      if (dtype !== 'f16' && dtype !== 'bf16') throw new TypeError(`${where}: no GEMM of ${dtype} (f16, bf16, f32, f64, c64, c128; gemmEx takes i8 → i32)`);
-      return this.runGemmEx(where, dtype, '32F', o, GEMM_DEFAULT_ALGO);
+    let tA: Transpose = 'N';
+    let tB: Transpose = 'N';
+    let alphaIn: unknown = 1;
+    let betaIn: unknown = 0;
+    if (options !== undefined) {
+      const o = optionsOf(where, options, GEMM_KEYS);
+      tA = checkTranspose(where, 'transA', o.transA);
+      tB = checkTranspose(where, 'transB', o.transB);
+      alphaIn = o.alpha ?? 1;
+      betaIn = o.beta ?? 0;
     }
+    // the views of the last call again (immutable, resolved and planned then): only their buffers' life is checked
+    const memo = this.memo;
+    if (a !== memo.a || b !== memo.b || c !== memo.c || tA !== memo.tA || tB !== memo.tB || memo.fn === undefined) {
+      const dtype = this.planTypedGemm(where, a, b, c, tA, tB);
+      if (dtype !== undefined) return this.runGemmEx(where, dtype, '32F', { alpha: alphaIn as Scalar, beta: betaIn as Scalar }, GEMM_DEFAULT_ALGO);
+    } else {
+      this.sa.buffer!.launchAddress();
+      this.sb.buffer!.launchAddress();
+      this.sc.buffer!.launchAddress();
+    }
+    const fn = memo.fn!;
     // real scalars go to the typed layer as values (it boxes them in its own scratch: the quickest path)
-    const alpha = dtype === 'f32' || dtype === 'f64' ? realScalar(where, 'alpha', o.alpha ?? 1) : this.alphaBox.set(where, 'alpha', dtype, o.alpha ?? 1);
-    const beta = dtype === 'f32' || dtype === 'f64' ? realScalar(where, 'beta', o.beta ?? 0) : this.betaBox.set(where, 'beta', dtype, o.beta ?? 0);
+    const alpha = memo.real ? realScalar(where, 'alpha', alphaIn) : this.alphaBox.set(where, 'alpha', this.sc.dtype, alphaIn);
+    const beta = memo.real ? realScalar(where, 'beta', betaIn) : this.betaBox.set(where, 'beta', this.sc.dtype, betaIn);
     this.enter(where, POINTER_MODE_HOST, true);
-    const fn = this.api[name] as unknown as TypedGemm;
+    const call = this.call;
     try {
       fn(this.handle, call.transa, call.transb, call.m, call.n, call.k, alpha, call.a, call.lda, call.b, call.ldb, beta, call.c, call.ldc);
     } catch (e) {
@@ -204,9 +219,35 @@ export class Blas extends StreamBoundResource {
     return this;
   }
 
+  /**
+   * Resolves and plans a gemm into this.call and remembers its views and typed function in the memo;
+   * returns the dtype when it goes through cublasGemmEx instead (f16, bf16: nothing remembered).
+   */
+  private planTypedGemm(where: string, a: unknown, b: unknown, c: unknown, tA: Transpose, tB: Transpose): DType | undefined {
+    const memo = this.memo;
+    memo.fn = undefined;
+    this.resolveGemm(where, a, b, c, false);
+    const dtype = this.sc.dtype;
+    if (this.sa.dtype !== dtype) throw new TypeError(`${where}: a and b hold ${this.sa.dtype}, c ${dtype}: gemm takes one dtype (gemmEx mixes them)`);
+    planGemm(where, this.sa, tA, this.sb, tB, this.sc, this.call);
+    const name = GEMM_NAMES[dtype as keyof typeof GEMM_NAMES];
+    if (name === undefined) {
+      if (dtype !== 'f16' && dtype !== 'bf16') throw new TypeError(`${where}: no GEMM of ${dtype} (f16, bf16, f32, f64, c64, c128; gemmEx takes i8 → i32)`);
+      return dtype;
+    }
+    memo.a = a;
+    memo.b = b;
+    memo.c = c;
+    memo.tA = tA;
+    memo.tB = tB;
+    memo.real = dtype === 'f32' || dtype === 'f64';
+    memo.fn = this.api[name] as unknown as TypedGemm;
+    return undefined;
+  }
+
   /** After a hinted call failed: true (call again) when another context was current, now bound for real. */
   private staleRetry(e: unknown): boolean {
-    if ((e as { code?: unknown })?.code !== EXECUTION_FAILED || drv.currentContextHandle() === this.context.handle) return false;
+    if ((e as { code?: unknown })?.code !== EXECUTION_FAILED || currentContextHandle() === this.context.handle) return false;
     this.context.bind();
     return true;
   }
@@ -443,6 +484,7 @@ export class Blas extends StreamBoundResource {
     const where = 'Blas.gemv';
     const o = optionsOf(where, options, ['dtype', 'trans', 'alpha', 'beta']);
     const t = checkTranspose(where, 'trans', o.trans);
+    this.memo.fn = undefined; // this.sa is about to change under gemm's memo
     const A = resolveMatrix(where, 'a', a, this.sa, 'col');
     const dt = checkDType(where, 'a dtype', A.dtype, LEVEL1_DTYPES);
     this.checkBuffer(where, 'a', A.buffer);

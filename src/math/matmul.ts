@@ -8,6 +8,7 @@
 import { loadCublasLt, type cublaslt } from '../releases';
 import { encodeRecord } from '../../support';
 import { describe } from '../describe';
+import * as drv from '../driver';
 import { Event } from '../event';
 import { Resource, whenNoHostFuncs } from '../lifecycle';
 import { DeviceBuffer } from '../memory/device-buffer';
@@ -82,6 +83,8 @@ export interface MatmulOperands {
 }
 
 const DEFAULT_WORKSPACE = 32 << 20;
+// read once: a namespace member is a getter call per use under some loaders (tsx, esbuild's CommonJS)
+const { bindHinted, currentContextHandle } = drv;
 // cublasLtMatmulDescAttributes_t, cublasLtMatrixLayoutAttribute_t, cublasLtMatmulPreferenceAttributes_t
 const DESC = { TRANSA: 3, TRANSB: 4, EPILOGUE: 7, BIAS_POINTER: 8, BIAS_BATCH_STRIDE: 10, AUX_POINTER: 11, AUX_LD: 12, AUX_BATCH_STRIDE: 13 } as const;
 const LAYOUT = { ORDER: 1, BATCH_COUNT: 5, STRIDED_BATCH_OFFSET: 6 } as const;
@@ -119,7 +122,15 @@ export class Matmul extends StreamBoundResource {
   private readonly alphaBox = new ScalarBox();
   private readonly betaBox = new ScalarBox();
   private readonly slots = { a: new MatrixSlot(), b: new MatrixSlot(), c: new MatrixSlot(), d: new MatrixSlot(), v: new VectorSlot() };
-  private planned: { epilogue: Epilogue; traits: EpilogueTraits; aux: AuxLayout | undefined; alignment: number } | undefined;
+  private planned: Planned | undefined;
+  /** What execute resolved last (this.resolved: a, b, c, d), for the plan it was checked against (undefined: resolve again). */
+  private readonly memo: { a: unknown; b: unknown; c: unknown; d: unknown; plan: Planned | undefined } = { a: undefined, b: undefined, c: undefined, d: undefined, plan: undefined };
+  private resolved: MatrixSlot[] = [];
+  /** cublasLtMatmul of the typed layer, and its handle, descriptor and A/B/C/D layouts (read once, not per execute). */
+  private readonly ltMatmul: typeof cublaslt.cublasLtMatmul;
+  private readonly handles: [cublaslt.cublasLtHandle_t, cublaslt.cublasLtMatmulDesc_t, cublaslt.cublasLtMatrixLayout_t, cublaslt.cublasLtMatrixLayout_t, cublaslt.cublasLtMatrixLayout_t, cublaslt.cublasLtMatrixLayout_t];
+  /** The bias and aux addresses epilogueOperands worked out (no object per execute). */
+  private readonly epilogue = { bias: 0, aux: 0 };
   private algos: MatmulAlgorithm[] = [];
   private chosen = 0;
   /** The workspace, shared with the destroy function (which frees it with the descriptors). */
@@ -144,6 +155,8 @@ export class Matmul extends StreamBoundResource {
     this.batch = init.batch;
     this.computeType = init.compute;
     this.scale = init.scale;
+    this.ltMatmul = api.cublasLtMatmul;
+    this.handles = [lt.handle.handle, lt.op.handle, ...lt.layouts.map((l) => l.handle)] as unknown as typeof this.handles;
   }
 
   /** A Matmul of `options.a` × `options.b` (→ d): checks the shapes, loads cuBLASLt, makes the handle, descriptor and layouts. */
@@ -279,6 +292,50 @@ export class Matmul extends StreamBoundResource {
     const plan = this.planned;
     if (plan === undefined) throw new TypeError(`${where}: call plan() first`);
     if (typeof operands !== 'object' || operands === null) throw new TypeError(`${where}: operands must be an object { a, b, c?, d, alpha?, beta?, bias?, aux?, biasGrad?, stream? }, got ${describe(operands)}`);
+    // the views of the last execute again (immutable, checked against this plan then): only their buffers' life is checked
+    const memo = this.memo;
+    if (operands.a !== memo.a || operands.b !== memo.b || operands.c !== memo.c || operands.d !== memo.d || plan !== memo.plan) this.resolveOperands(where, plan, operands);
+    else for (let i = 0; i < 4; i++) this.resolved[i].buffer!.launchAddress();
+    const t = plan.traits;
+    let bias = this.pointers.bias;
+    let aux = this.pointers.aux;
+    if (t.bias || t.aux !== undefined || t.biasGrad !== undefined || operands.bias !== undefined || operands.aux !== undefined || operands.biasGrad !== undefined) {
+      this.epilogueOperands(where, plan, operands);
+      bias = this.epilogue.bias;
+      aux = this.epilogue.aux;
+    }
+    const alpha = this.alphaBox.set(where, 'alpha', this.scale, operands.alpha ?? 1);
+    const beta = this.betaBox.set(where, 'beta', this.scale, operands.beta ?? 0);
+    const stream = operands.stream === undefined ? this.stream : resolveStream(where, operands.stream);
+    this.checkUsable(where);
+    // a created stream carries its context: trust the door's last binding (a stale one fails cleanly and is
+    // retried below); a default stream would run in whichever context is current, so those bind for real
+    const hinted = stream.handle > 2;
+    if (hinted) bindHinted(this.context);
+    else this.context.bind();
+    if (bias !== this.pointers.bias) this.setPointer(DESC.BIAS_POINTER, 'bias', bias);
+    if (aux !== this.pointers.aux) this.setPointer(DESC.AUX_POINTER, 'aux', aux);
+    const ws = this.owned.workspace;
+    const wsAddress = ws === undefined ? 0 : ws.launchAddress();
+    const algo = this.algos[this.chosen];
+    const h = this.handles;
+    const r = this.resolved;
+    const lt = this.ltMatmul;
+    try {
+      lt(h[0], h[1], alpha, r[0].address, h[2], r[1].address, h[3], beta, r[2].address, h[4], r[3].address, h[5], algo.algo, wsAddress, algo.workspaceBytes, stream.handle);
+    } catch (e) {
+      // another context current behind the door: nothing was enqueued on our stream; bind for real, call again
+      if (!hinted || currentContextHandle() === this.context.handle) throw e;
+      this.context.bind();
+      lt(h[0], h[1], alpha, r[0].address, h[2], r[1].address, h[3], beta, r[2].address, h[4], r[3].address, h[5], algo.algo, wsAddress, algo.workspaceBytes, stream.handle);
+    }
+    return this;
+  }
+
+  /** Resolves a, b, c and d against the plan into this.resolved and remembers them (execute's memo). */
+  private resolveOperands(where: string, plan: Planned, operands: MatmulOperands): void {
+    const memo = this.memo;
+    memo.plan = undefined;
     const al = plan.alignment;
     const A = this.operand(where, 'a', operands.a, this.desc.a, al);
     const B = this.operand(where, 'b', operands.b, this.desc.b, al);
@@ -289,19 +346,12 @@ export class Matmul extends StreamBoundResource {
       if (operands.c === undefined) throw new TypeError(`${where}: c is missing (the Matmul was made with a c)`);
       C = this.operand(where, 'c', operands.c, this.desc.c, al);
     } else if (operands.c !== undefined) throw new TypeError(`${where}: the Matmul was made without c (d is read as c): describe c in Matmul.create to pass one`);
-    const { bias, aux } = this.epilogueOperands(where, plan, operands);
-    const alpha = this.alphaBox.set(where, 'alpha', this.scale, operands.alpha ?? 1);
-    const beta = this.betaBox.set(where, 'beta', this.scale, operands.beta ?? 0);
-    const stream = operands.stream === undefined ? this.stream : resolveStream(where, operands.stream);
-    this.checkUsable(where);
-    this.context.bind();
-    if (bias !== this.pointers.bias) this.setPointer(DESC.BIAS_POINTER, 'bias', bias);
-    if (aux !== this.pointers.aux) this.setPointer(DESC.AUX_POINTER, 'aux', aux);
-    const ws = this.owned.workspace;
-    const algo = this.algos[this.chosen];
-    const [la, lb, lc, ld] = this.lt.layouts;
-    this.api.cublasLtMatmul(this.lt.handle.handle, this.lt.op.handle, alpha, A.address, la.handle, B.address, lb.handle, beta, C.address, lc.handle, D.address, ld.handle, algo.algo, ws === undefined ? 0 : ws.ptr, algo.workspaceBytes, stream.handle);
-    return this;
+    this.resolved = [A, B, C, D];
+    memo.a = operands.a;
+    memo.b = operands.b;
+    memo.c = operands.c;
+    memo.d = operands.d;
+    memo.plan = plan;
   }
 
   private setPointer(attr: number, key: 'bias' | 'aux', address: number): void {
@@ -309,26 +359,26 @@ export class Matmul extends StreamBoundResource {
     this.pointers[key] = address;
   }
 
-  /** Checks the bias/aux/biasGrad operands the epilogue needs (and no others); their addresses (-1: none). */
-  private epilogueOperands(where: string, plan: NonNullable<Matmul['planned']>, o: MatmulOperands): { bias: number; aux: number } {
+  /** Checks the bias/aux/biasGrad operands the epilogue needs (and no others); their addresses into this.epilogue. */
+  private epilogueOperands(where: string, plan: Planned, o: MatmulOperands): void {
     const t = plan.traits;
     if (t.bias !== (o.bias !== undefined)) throw new TypeError(`${where}: the ${plan.epilogue} epilogue ${t.bias ? 'needs a bias' : 'takes no bias'}`);
     if ((t.aux !== undefined) !== (o.aux !== undefined)) throw new TypeError(`${where}: the ${plan.epilogue} epilogue ${t.aux ? `needs aux (${plan.aux!.bytes} bytes, see Matmul.aux)` : 'takes no aux'}`);
     if ((t.biasGrad !== undefined) !== (o.biasGrad !== undefined)) throw new TypeError(`${where}: the ${plan.epilogue} epilogue ${t.biasGrad ? 'needs biasGrad' : 'takes no biasGrad'}`);
-    let bias = this.pointers.bias;
-    let auxAddress = this.pointers.aux;
+    const out = this.epilogue;
+    out.bias = this.pointers.bias;
+    out.aux = this.pointers.aux;
     if (o.bias !== undefined || o.biasGrad !== undefined) {
       const length = t.biasGrad === undefined ? this.m : (t.biasGrad === 'N' ? this.n : this.m) * this.batch;
-      bias = this.vector(where, o.bias !== undefined ? 'bias' : 'biasGrad', o.bias ?? o.biasGrad, length).address;
+      out.bias = this.vector(where, o.bias !== undefined ? 'bias' : 'biasGrad', o.bias ?? o.biasGrad, length).address;
     }
     if (o.aux !== undefined) {
       const aux = plan.aux!;
       const s = resolveVector(where, 'aux', o.aux, this.slots.v, 'u8');
       if (s.inc !== 1 || s.n < aux.bytes) throw new RangeError(`${where}: aux must be ${aux.bytes} contiguous bytes (a DeviceBuffer of at least that size), got ${s.n} byte(s)${s.inc !== 1 ? ` with stride ${s.inc}` : ''}`);
       if (s.address % 256 !== 0) throw new RangeError(`${where}: aux must be 256-byte aligned`);
-      auxAddress = s.address;
+      out.aux = s.address;
     }
-    return { bias, aux: auxAddress };
   }
 
   /**
@@ -366,6 +416,14 @@ export class Matmul extends StreamBoundResource {
   toString(): string {
     return `Matmul(${this.m}×${this.n}×${this.k}${this.batch > 1 ? ` ×${this.batch}` : ''}, ${this.planned?.epilogue ?? 'not planned'}${this.closed ? ', closed' : ''})`;
   }
+}
+
+/** What plan() settled: the epilogue, its traits and aux layout, the alignment the heuristic was told. */
+interface Planned {
+  epilogue: Epilogue;
+  traits: EpilogueTraits;
+  aux: AuxLayout | undefined;
+  alignment: number;
 }
 
 interface MatmulShape {

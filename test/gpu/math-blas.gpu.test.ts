@@ -396,6 +396,23 @@ describeGpu('Matmul (cuBLASLt) on the GPU', () => {
     expect(maxRelativeError(HostMatrix.read(d.view), cpuGemm(a.host, 'N', b.host, 'N', undefined, 1, 0))).toBeLessThanOrEqual(1e-5);
   });
 
+  test('another context made current behind the objects layer: Matmul.execute on a created stream still lands in its context', async () => {
+    const a = upload(16, 16, 'f32', 'row', 0, 63);
+    const d = upload(16, 16, 'f32', 'col', 0, 64);
+    using mm = Matmul.create({ a: a.view, b: a.view, d: d.view, stream }).plan();
+    const other = Context.create(0);
+    try {
+      mm.execute({ a: a.view, b: a.view, d: d.view }); // the door binds the Matmul's context again
+      cu.cuCtxSetCurrent(other.handle); // behind its back: the hinted bind trusts a stale hint, the retry binds for real
+      mm.execute({ a: a.view, b: a.view, d: d.view, alpha: 2 });
+      await stream.synchronized();
+      expect(maxRelativeError(HostMatrix.read(d.view), cpuGemm(a.host, 'N', a.host, 'N', undefined, 2, 0))).toBeLessThanOrEqual(1e-5);
+    } finally {
+      Device.get(0).setCurrent();
+      other.close();
+    }
+  });
+
   test('closing the stream first: the Matmul still works on it, the stream goes after the Matmul', async () => {
     const s = Stream.create();
     const a = upload(16, 16, 'f32', 'row');

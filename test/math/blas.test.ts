@@ -122,6 +122,31 @@ describe('Blas.gemm maps views to one column-major call', () => {
     expect(args.slice(1, 6)).toEqual([0, 0, 37, 53, 1]);
     expect([args[8], args[10], args[13]]).toEqual([37, 1, 37]);
   });
+  test('the same views again reuse the last plan; other calls in between, new transposes and closed buffers are seen', () => {
+    const a = view(37, 19, 'f32', 'row', 24);
+    const b = view(19, 53);
+    const c = view(37, 53);
+    blas.gemm(a, b, c, { alpha: 2 });
+    const first = last()[1];
+    blas.gemm(a, b, c, { alpha: 3, beta: 1 });
+    expect(last()[1]).toEqual([...first.slice(0, 6), 3, ...first.slice(7, 11), 1, ...first.slice(12)]);
+    // gemv and gemmEx resolve into the same slots: gemm must not run on what they left there
+    blas.gemv(view(8, 4, 'f32', 'col'), buffer(16), buffer(32), { dtype: 'f32' });
+    blas.gemm(a, b, c, { alpha: 2 });
+    expect(last()[1]).toEqual(first);
+    blas.gemmEx(view(4, 4, 'f16'), view(4, 4, 'f16'), view(4, 4, 'f32'));
+    blas.gemm(a, b, c, { alpha: 2 });
+    expect(last()[1]).toEqual(first);
+    blas.gemm(a, view(53, 19), c, { transB: 'T', alpha: 2 });
+    expect(last()[1].slice(1, 3)).toEqual([1, 0]);
+    blas.gemm(a, b, c, { alpha: 2 });
+    expect(last()[1]).toEqual(first);
+    expect(() => blas.gemm(a, b, c, { alpha: 'x' as never })).toThrow(/Blas.gemm: alpha must be a number, got/);
+    (c.buffer as DeviceBuffer).close();
+    calls.length = 0;
+    expect(() => blas.gemm(a, b, c)).toThrow(/Blas.gemm: the DeviceBuffer.* is closed/);
+    expect(calls).toEqual([]);
+  });
   test('empty products reach cuBLAS with leading dimensions ≥ 1', () => {
     blas.gemm(view(0, 4), view(4, 3), view(0, 3));
     expect(last()[1].slice(3, 6)).toEqual([3, 0, 4]);

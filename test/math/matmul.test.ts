@@ -1,7 +1,7 @@
 // Matmul without a GPU: every argument check throws TypeError/RangeError naming the call before cuBLASLt
 // is called (create's before it is even loaded), and valid calls reach the typed layer with the layouts,
 // attributes and pointers worked out. cuBLASLt's typed layer is a fake that logs calls.
-import { driverlessContext } from '../helpers/fake-driver';
+import { driverlessContext, fakeContext, fakeDriver, out } from '../helpers/fake-driver';
 import { DeviceBuffer } from '../../src/memory/device-buffer';
 import { StridedView } from '../../src/memory/strided-view';
 import { Stream } from '../../src/stream';
@@ -10,6 +10,8 @@ import { EPILOGUES, auxLayout, epilogueTraits } from '../../src/math/matmul-layo
 import { matrix } from '../../src/math/matrix';
 
 const calls: [string, unknown[]][] = [];
+/** What the fake cublasLtMatmul does besides logging (a test's stand-in failure). */
+let ltMatmulHook: (() => void) | undefined;
 let nextHandle = 0x1000;
 let heuristicCount = 3;
 const { records } = jest.requireActual('../../generated/13.0/cublaslt/types');
@@ -18,6 +20,7 @@ const fakeLt = new Proxy({} as Record<string, unknown>, {
     if (name === 'records') return records;
     return (...args: unknown[]) => {
       calls.push([name, args]);
+      if (name === 'cublasLtMatmul') ltMatmulHook?.();
       if (name.endsWith('Create')) return nextHandle++;
       if (name === 'cublasLtMatmulAlgoGetHeuristic') {
         return Array.from({ length: heuristicCount }, (_, i) => ({ algo: { data: [i + 1, 0, 0, 0, 0, 0, 0, 0] }, workspaceSize: 0, state: 0, wavesCount: 1 + i, reserved: [0, 0, 0, 0] }));
@@ -208,4 +211,50 @@ test('epilogue traits and aux layouts', () => {
   expect(auxLayout('gelu', 37, 5, 2, 'f16', 2)).toEqual({ ld: 40, batchStride: 200, bytes: 800, dtype: 'f16' });
   const { cublasLtEpilogue_t } = jest.requireActual('../../generated/13.0/cublaslt/types');
   for (const [name, code] of Object.entries(EPILOGUES)) expect(cublasLtEpilogue_t[`CUBLASLT_EPILOGUE_${name}`]).toBe(code);
+});
+
+describe('Matmul.execute on a created stream', () => {
+  test('the same operands reuse the last resolution, the last binding is trusted, a call under another context is retried bound for real', () => {
+    const own = fakeContext(0x4321);
+    let current = 0;
+    const driver = fakeDriver(own, { cuCtxGetCurrent: (slot: BigUint64Array) => out(slot, current), cuCtxSetCurrent: (h: number) => ((current = h), 0) });
+    try {
+      const s = Stream.adoptCreated(0x5eed as never, own);
+      const [a, b, d] = [[8, 16], [16, 12], [8, 12]].map(([r, c], i) => matrix(DeviceBuffer.wrap(0x7f5000000000 + i * 0x100000, 4096, { context: own }), { dtype: 'f32', rows: r, cols: c }));
+      const mm = Matmul.create({ a, b, d, stream: s }).plan();
+      const operands = { a, b, d };
+      mm.execute(operands);
+      driver.calls.length = 0;
+      calls.length = 0;
+      mm.execute(operands);
+      mm.execute({ a, b, d, alpha: 3 });
+      expect(driver.calls).toEqual([]); // no cuCtxGetCurrent: the door bound this context last
+      expect(names()).toEqual(['cublasLtMatmul', 'cublasLtMatmul']);
+      expect(calls[1][1].slice(3, 12)).toEqual(calls[0][1].slice(3, 12));
+      current = 0x9999; // another context made current behind the door: the launch fails, nothing is enqueued
+      ltMatmulHook = () => {
+        if (current !== own.handle) throw Object.assign(new Error('cublasLtMatmul failed'), { code: 13 });
+      };
+      calls.length = 0;
+      mm.execute(operands);
+      expect(names()).toEqual(['cublasLtMatmul', 'cublasLtMatmul']);
+      expect(current).toBe(own.handle);
+      // a failure under our own context is not retried
+      ltMatmulHook = () => {
+        throw new Error('CUBLAS_STATUS_INVALID_VALUE');
+      };
+      calls.length = 0;
+      expect(() => mm.execute(operands)).toThrow(/INVALID_VALUE/);
+      expect(names()).toEqual(['cublasLtMatmul']);
+      ltMatmulHook = undefined;
+      (a.buffer as DeviceBuffer).close();
+      calls.length = 0;
+      expect(() => mm.execute(operands)).toThrow(/Matmul.execute: the DeviceBuffer.* is closed/);
+      expect(calls).toEqual([]);
+      mm.close();
+    } finally {
+      ltMatmulHook = undefined;
+      driver.restore();
+    }
+  });
 });
