@@ -29,14 +29,8 @@ extern "C" __global__ void spin_flag(unsigned long long ns, int* flag, unsigned 
   do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns);
   *(volatile int*)(flag + index) = value;
   __threadfence_system();
-}
-extern "C" __global__ void wait_flag(int* flag, unsigned index, int value) {
-  unsigned long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (*(volatile int*)(flag + index) != value && t - t0 < 2000000000ull);
 }`;
 type SpinKernel = Kernel<readonly [number, PinnedHostBuffer, number, number]>;
-type GateKernel = Kernel<readonly [PinnedHostBuffer, number, number]>;
 
 // The stamping worker: spins while ctl[0] names a value to look for in flag[0].
 const WATCHER = `
@@ -53,7 +47,6 @@ while (Atomics.load(ctl, 1) === 0) {
 
 interface Ctx {
   spin: SpinKernel;
-  gate: GateKernel;
   host: PinnedHostBuffer;
   ctl: Int32Array;
   stamp: BigInt64Array;
@@ -97,6 +90,11 @@ const METHODS: Record<string, (s: Stream) => Promise<void> | void> = {
   'cuStreamQuery loop (blocks)': (s) => {
     while (!s.query()); // the floor of any JS detector; holds the event loop (diagnostic only)
   },
+  'cuEventQuery loop (blocks)': (s) => {
+    const e = Event.create({ timing: false }).record(s);
+    while (!e.query()); // the same on an event recorded after the kernel (what a stream wait's marker is)
+    e.close();
+  },
   ".async cuStreamSynchronize": (s) => new Promise<void>((res, rej) => asyncSync.async!(s.handle, (e, r) => (e || r ? rej(e ?? new Error(`status ${r}`)) : res()))),
 };
 
@@ -116,22 +114,25 @@ async function latency(c: Ctx, verdicts: Verdict[]): Promise<string> {
   for (const ms of [0.05, 1, 20]) {
     const streams = names.map(() => Stream.create({ nonBlocking: true }));
     const samples = names.map(() => [] as number[]);
+    const parks = names.map(() => 0);
     for (let r = 0; r < REPS + 2; r++) {
       for (const [i, name] of names.entries()) {
+        const parks0 = waiterStats().parks;
         const us = await once(c, streams[i], ms * 1e6, METHODS[name]);
         if (r >= 2) samples[i].push(us); // two warm-ups (and the predicted window learns)
+        if (r >= 2) parks[i] += waiterStats().parks - parks0;
       }
     }
     streams.forEach((s) => s.close());
     const block = median(samples[0]);
     for (const [i, name] of names.entries()) {
       const med = median(samples[i]);
-      rows.push([`${ms * 1000} µs`, name, med.toFixed(1), Math.max(...samples[i]).toFixed(1), (med / block).toFixed(2)]);
+      rows.push([`${ms * 1000} µs`, name, med.toFixed(1), Math.max(...samples[i]).toFixed(1), (med / block).toFixed(2), String(parks[i])]);
     }
     const st = median(samples[1]);
     verdicts.push({ target: `resume after a ${ms * 1000} µs kernel: await stream.synchronized() ≤ 1.2× blocking and ≤ 50 µs`, value: `${st.toFixed(1)} µs (${(st / block).toFixed(2)}×; blocking ${block.toFixed(1)} µs)`, verdict: st <= 1.2 * block && st <= 50 ? 'PASS' : 'FAIL' });
   }
-  return `resume latency, µs from the kernel's last store to the code resuming (median and max of ${REPS}, interleaved):\n${table(['kernel', 'method', 'median', 'max', '× blocking'], rows, 2)}`;
+  return `resume latency, µs from the kernel's last store to the code resuming (median and max of ${REPS}, interleaved):\n${table(['kernel', 'method', 'median', 'max', '× blocking', 'parked'], rows, 2)}`;
 }
 
 async function cpuWhileAwaiting(c: Ctx, verdicts: Verdict[]): Promise<string> {
@@ -172,18 +173,18 @@ async function crowd(c: Ctx, verdicts: Verdict[]): Promise<string> {
 }
 
 const GATE_FLAG = 200;
+const GATE_MS = 25;
 
 /**
- * The kernels (5-11 ms) start only once every await is issued: each stream first waits for a gate
- * kernel that spins until the host writes a flag. (Started at launch, they ended while the 1,000 awaits
- * were still being issued, and the "awaiting" window measured the settling of finished work only.)
+ * The kernels (5-11 ms) start only after a 25 ms gate kernel, i.e. once every await is issued (issuing
+ * takes 7-15 ms; started at launch, they ended while the 1,000 awaits were still being issued, and the
+ * "awaiting" window measured the settling of finished work only). A timed gate, not one the host
+ * opens: a gate waiting for the host deadlocked whenever a driver call of the host blocked behind it.
  */
 async function crowdOnce(c: Ctx, withLag: boolean): Promise<{ text: string; value: string; pass: boolean; lagMs: number }> {
   const streams = Array.from({ length: 64 }, () => Stream.create({ nonBlocking: true }));
   const gateStream = Stream.create({ nonBlocking: true });
-  const flags = c.host.array(Int32Array);
-  const gateValue = ++seq;
-  launch(gateStream, LaunchConfig.linear(1, 1), c.gate, c.host, GATE_FLAG, gateValue);
+  launch(gateStream, LaunchConfig.linear(1, 1), c.spin, GATE_MS * 1e6, c.host, GATE_FLAG, ++seq);
   const gate = Event.create({ timing: false }).record(gateStream);
   const lag = monitorEventLoopDelay({ resolution: 1 });
   const parks0 = waiterStats().parks;
@@ -198,8 +199,6 @@ async function crowdOnce(c: Ctx, withLag: boolean): Promise<{ text: string; valu
   const cpuWait = process.cpuUsage();
   const t1 = performance.now();
   if (withLag) lag.enable();
-  await new Promise((r) => setTimeout(r, 2)); // the heads spin, then park (the gate is closed)
-  Atomics.store(flags, GATE_FLAG, gateValue); // open the gate: the kernels run 5-11 ms from now
   const results = await Promise.allSettled(waits);
   const waitCpu = process.cpuUsage(cpuWait);
   const t2 = performance.now();
@@ -216,9 +215,9 @@ async function crowdOnce(c: Ctx, withLag: boolean): Promise<{ text: string; valu
   const waitPct = (cpuMs / (t2 - t1)) * 100;
   const value = `${resumed}/1000 resumed, ${waitPct.toFixed(1)}% of a core over ${(t2 - t1).toFixed(1)} ms (${cpuMs.toFixed(2)} µs of CPU per await), ${left} left`;
   const pass = resumed === 1000 && left === 0 && (withLag || waitPct <= 5);
-  const text = `1,000 awaits over 64 streams (${withLag ? 'with' : 'without'} the lag monitor; kernels of 5-11 ms started once all were issued; 3 of 4 stream waits, 1 of 4 event waits): ` +
+  const text = `1,000 awaits over 64 streams (${withLag ? 'with' : 'without'} the lag monitor; kernels of 5-11 ms after a ${GATE_MS} ms gate; 3 of 4 stream waits, 1 of 4 event waits): ` +
     `issuing ${((issued.user + issued.system) / 1000).toFixed(2)} ms of CPU over ${(t1 - t0).toFixed(1)} ms; ` +
-    `from the last await issued (gate opened 2 ms later) to the last resume ${(t2 - t1).toFixed(1)} ms, ${cpuMs.toFixed(2)} ms of CPU (${waitPct.toFixed(1)}%); ${st.parks - parks0} parks, ${st.wakes - wakes0} wakes` +
+    `from the last await issued (the gate opens ${GATE_MS} ms after the first launch) to the last resume ${(t2 - t1).toFixed(1)} ms, ${cpuMs.toFixed(2)} ms of CPU (${waitPct.toFixed(1)}%); ${st.parks - parks0} parks, ${st.wakes - wakes0} wakes` +
     (withLag ? `; worst lag ${lagOf(lag).toFixed(2)} ms` : '');
   return { text, value, pass, lagMs: lagOf(lag) };
 }
@@ -251,8 +250,8 @@ async function launchPath(c: Ctx, verdicts: Verdict[]): Promise<string> {
   };
   const states = ['idle', 'busy', 'parked'] as const;
   const got = Object.fromEntries(states.map((k) => [k, { n256: [] as number[], n2000: [] as number[], rt: [] as number[] }]));
-  for (let r = 0; r < 7; r++) {
-    for (const state of states) {
+  for (let r = 0; r < 11; r++) {
+    for (const state of r % 2 === 0 ? states : [...states].reverse()) {
       let waits: Promise<void>[] = [];
       if (state !== 'idle') {
         busy.forEach((b, i) => launch(b, LaunchConfig.linear(1, 1), c.spin, 50e6, c.host, 80 + i, r));
@@ -272,7 +271,7 @@ async function launchPath(c: Ctx, verdicts: Verdict[]): Promise<string> {
   const ratio = m('parked', 'n2000') / m('busy', 'n2000');
   verdicts.push({ target: 'launch path unchanged: launch with 64 parked waits ≤ 1.01× with the same 64 streams busy and nothing awaited', value: `${m('parked', 'n2000').toFixed(0)} vs ${m('busy', 'n2000').toFixed(0)} ns (${ratio.toFixed(3)}×; idle GPU ${m('idle', 'n2000').toFixed(0)} ns)`, verdict: ratio <= 1.01 ? 'PASS' : 'FAIL' });
   const rows = states.map((k) => [k, m(k, 'n256').toFixed(0), m(k, 'n2000').toFixed(0), m(k, 'rt').toFixed(1)]);
-  return `launch enqueue, 4 arguments (medians of 7, interleaved; parkOn '${configureWaits().parkOn}'): ns per launch over 256 and over 2,000 launches; launch+synchronize µs:\n${table(['state', '256', '2,000', 'round trip'], rows)}`;
+  return `launch enqueue, 4 arguments (medians of 11, interleaved, order alternated; parkOn '${configureWaits().parkOn}'): ns per launch over 256 and over 2,000 launches; launch+synchronize µs:\n${table(['state', '256', '2,000', 'round trip'], rows)}`;
 }
 
 // The hops of a parked wake, measured apart: a worker thread posts a semaphore (stamped) that the main
@@ -407,10 +406,9 @@ export async function awaitSection(): Promise<{ text: string; verdicts: Verdict[
   const program = new Program(SOURCE, { name: 'await-bench.cu' }).compile();
   const mod = program.load();
   const spin = mod.kernel('spin_flag', ['u64', 'ptr', 'u32', 'i32']) as unknown as SpinKernel;
-  const gate = mod.kernel('wait_flag', ['ptr', 'u32', 'i32']) as unknown as GateKernel;
   const host = PinnedHostBuffer.alloc(4096);
   const sab = new SharedArrayBuffer(32);
-  const c: Ctx = { spin, gate, host, ctl: new Int32Array(sab, 0, 4), stamp: new BigInt64Array(sab, 16, 1) };
+  const c: Ctx = { spin, host, ctl: new Int32Array(sab, 0, 4), stamp: new BigInt64Array(sab, 16, 1) };
   const worker = new Worker(WATCHER, { eval: true, workerData: { sab, address: (host as unknown as { address: number }).address, koffi: require.resolve('koffi') } });
   const verdicts: Verdict[] = [];
   const parts: string[] = [`awaiting GPU work (issue 46): wake channel ${wakeChannel()?.name ?? 'none (polling)'}; waiter ${JSON.stringify(configureWaits())}`];

@@ -84,6 +84,9 @@ const settings: WaiterSettings = {
   parkOn: process.env.CUDA_TS_AWAIT_PARK === 'stream' ? 'stream' : 'helper',
 };
 
+/** Experiment (CUDA_TS_AWAIT_WINDOW=late): a predicted wait parks only once its window passed. */
+const PARK_AFTER_WINDOW = process.env.CUDA_TS_AWAIT_WINDOW === 'late';
+
 /** A wake settles at most this long (ms) of completed waits before yielding to the event loop. */
 const SETTLE_BUDGET_MS = 0.5;
 
@@ -256,7 +259,7 @@ function decide(q: Queue): void {
   }
   stopSpinning(q);
   if (q.pollOnly) return pollQueue(q);
-  if (q.parked !== q.waits[0]) park(q);
+  if (q.parked !== q.waits[0] && !(PARK_AFTER_WINDOW && q.windowStart > t)) park(q);
   if (q.pollOnly) return pollQueue(q); // parking just failed
   if (q.windowStart > t && q.windowTimer === undefined && q.waits.length > 0) {
     q.windowTimer = setTimeout(() => {
@@ -324,8 +327,10 @@ function spinTick(): void {
  */
 function advance(q: Queue): boolean {
   let changed = false;
-  // waits of a key complete in order: when the newest is done, so is every one before it (one query)
-  const allDone = q.waits.length > 1 && queryQuietly(q.waits[q.waits.length - 1]);
+  // waits of a key complete in order: when the newest is done, so is every one before it (one query);
+  // an idle stream has reached every marker recorded on it (and says so a few µs before the marker does)
+  const newest = q.waits[q.waits.length - 1];
+  const allDone = streamIdle(newest) || (q.waits.length > 1 && queryQuietly(newest));
   for (let n = 0; q.waits.length > 0; n++) {
     if ((n & 31) === 31 && now() > budgetEnd) {
       deferSettling(q); // a crowd completed at once: the rest on the next turn, the loop stays responsive
@@ -349,6 +354,17 @@ function advance(q: Queue): boolean {
   }
   if (changed) afterHeadChange(q);
   return changed;
+}
+
+/** A stream wait whose stream is idle (cuStreamQuery); false for others, or when the query throws. */
+function streamIdle(w: Wait): boolean {
+  const h = w.target.stream;
+  if (h === undefined || h <= 2) return false; // the default streams belong to whichever context is current
+  try {
+    return drv.query(w.target.ctx, 'cuStreamQuery', h);
+  } catch {
+    return false;
+  }
 }
 
 /** True when `w`'s event is done; false when not, or when its query throws (the in-order pass reports it). */
