@@ -11,6 +11,7 @@ import { findModule, librariesFor, MODULES, RELEASES, SINCE_BASELINE, specForRel
 import { GeneratorError, HeadersNotFoundError, clangAst, findClang } from './parse/clang';
 import { componentReleases, locateHeader, parseModule, toolkitLayout, toolkitVersion } from './parse';
 import { docFactsFor } from './emit/docs-history';
+import { versionString } from '../support/versions';
 import { headerDocs, type HeaderDoc } from './emit/docs-header';
 
 export interface CliOptions {
@@ -128,28 +129,18 @@ export function repositoryRoot(): string {
 }
 
 /**
- * For each function of `ir`, the release that introduced it, when after {@link SINCE_BASELINE}: the
- * first of the catalog's fixed {@link RELEASES} (from the baseline on, before `ir`'s release) whose
- * IR declares it, else `ir`'s own release. Computed from that fixed list only, so storing another
- * release never changes the annotations of the others. The IR of those releases is read from `root`,
- * else from this repository (a scratch --out gets the same annotations as the repository).
+ * For each function of `ir` whose headers state the release that introduced it (the driver's
+ * `introduced`, from cudaTypedefs.h), that release when after {@link SINCE_BASELINE}: the raw layer's
+ * "(since X)" and the binder's "it needs CUDA X". Functions without such a fact get none (the binder
+ * then names the release they are part of): the stored releases give only bounds, never a first release.
  */
 export function sinceMap(root: string, ir: ModuleIR): Map<string, string> {
+  void root;
   const since = new Map<string, string>();
-  if (compareVersions(ir.cudaVersion, SINCE_BASELINE) <= 0) return since;
-  const repo = repositoryRoot();
-  const chain = RELEASES.filter((r) => compareVersions(r, SINCE_BASELINE) >= 0 && compareVersions(r, ir.cudaVersion) < 0);
-  const older: ModuleIR[] = [];
-  for (const r of chain) {
-    const from = [root, repo].find((d) => existsSync(irPath(d, r, ir.module)));
-    if (from) older.push(readIR(from, r, ir.module));
-    else if (r === SINCE_BASELINE) return since; // no baseline: nothing to compare with
-  }
-  const declared = older.map((o) => ({ release: o.cudaVersion, names: new Set(o.functions.map((f) => f.name)) }));
   for (const fn of ir.functions) {
-    const first = declared.find((d) => d.names.has(fn.name));
-    const release = first ? first.release : ir.cudaVersion;
-    if (release !== SINCE_BASELINE) since.set(fn.name, release);
+    if (fn.introduced === undefined) continue;
+    const release = versionString(fn.introduced);
+    if (compareVersions(release, SINCE_BASELINE) > 0) since.set(fn.name, release);
   }
   return since;
 }

@@ -1,6 +1,9 @@
-// When each name of a module appeared: the first of the stored releases (the catalog's fixed list,
-// oldest first) whose IR declares it. Functions by name, enum members as `Enum.MEMBER`, record fields as
-// `Record.field`. A name the oldest stored release already has gets no entry (it is at least that old).
+// Bounds on when each name of a module appeared, from the stored releases (the catalog's fixed list,
+// oldest first): a name the module's oldest stored release lacks was added after the last stored release
+// without it and is present in the first one with it. Only bounds: the stored list skips releases
+// (12.0–12.4, 12.7–12.9), so no stored release is a name's first release unless a header says so
+// (the driver's `introduced`). Functions by name, enum members as `Enum.MEMBER`, record fields as
+// `Record.field`. A name the oldest stored release already has gets no entry.
 import type { ModuleIR } from '../ir/schema';
 import type { DocFacts } from './docs';
 
@@ -14,14 +17,15 @@ function namesOf(ir: ModuleIR): Set<string> {
 
 /** The doc facts of `ir`, given the IR of the stored releases before it (oldest first). */
 export function docFactsFor(ir: ModuleIR, older: readonly ModuleIR[]): DocFacts {
-  const facts: DocFacts = { module: ir.module, release: ir.cudaVersion, introduced: new Map(), oldest: older[0]?.cudaVersion ?? ir.cudaVersion };
+  const facts: DocFacts = { module: ir.module, release: ir.cudaVersion, added: new Map(), oldest: older[0]?.cudaVersion ?? ir.cudaVersion };
   if (older.length === 0) return facts;
-  const declared = older.map((o) => ({ release: o.cudaVersion, names: namesOf(o) }));
-  const introduced = new Map<string, string>();
-  for (const name of namesOf(ir)) {
-    const first = declared.find((d) => d.names.has(name));
-    const release = first ? first.release : ir.cudaVersion;
-    if (release !== facts.oldest) introduced.set(name, release);
+  const chain = [...older.map((o) => ({ release: o.cudaVersion, names: namesOf(o) })), { release: ir.cudaVersion, names: namesOf(ir) }];
+  const added = new Map<string, { after: string; in: string }>();
+  for (const name of chain[chain.length - 1].names) {
+    // the last stored release without it, then the next (the first of the run of releases that have it)
+    let i = chain.length - 1;
+    while (i > 0 && chain[i - 1].names.has(name)) i--;
+    if (i > 0) added.set(name, { after: chain[i - 1].release, in: chain[i].release });
   }
-  return { ...facts, introduced };
+  return { ...facts, added };
 }

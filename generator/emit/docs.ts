@@ -1,13 +1,14 @@
 // TSDoc of the generated functions, enum members and record fields, built from facts the generator
 // knows (never from header prose): each parameter's direction, array and count, capacity/count pairs,
 // attribute-typed values, nullability and C type (the semantics model); the outputs; the release that
-// introduced a name (the stored releases' IR); the minimum driver; deprecation (a header attribute);
+// introduced a name where a header states it (the driver's cudaTypedefs.h), else the bounds the stored
+// releases give; the minimum driver; deprecation (a header attribute, marker macro or `\deprecated` command);
 // the Doxygen group with NVIDIA's reference page; the objects-layer method that wraps the call. A
 // user's own tree may also carry the headers' own text (`cuda-ts-gen --docs`, ./docs-header.ts).
 // Each fact is one small function of a table; a doc block is `summary` then one tag per line.
 import type { FunctionDecl, Param } from '../ir/schema';
 import { formatCType } from '../parse/ctype';
-import { elemText, type Elem, type FunctionSem, type Sem } from '../semantics';
+import { elemText, type Elem, type FunctionSem, type ParamSem, type Sem } from '../semantics';
 import { MIN_DRIVER, versionString } from '../../support/versions';
 import { referenceUrl } from './docs-links';
 import { OBJECTS_METHODS, OBJECTS_MODULE } from './docs-objects';
@@ -17,10 +18,10 @@ import type { HeaderDoc } from './docs-header';
 export interface DocFacts {
   module: string;
   release: string;
-  /** The release that introduced each function, enum member (`Enum.MEMBER`) and field (`Record.field`),
-   *  when after the oldest stored release (./docs-history.ts). */
-  introduced: ReadonlyMap<string, string>;
-  /** The oldest stored release: what a name without an `introduced` entry is at least as old as. */
+  /** Bounds on when each function, enum member (`Enum.MEMBER`) and field (`Record.field`) the module's
+   *  oldest stored release lacks was added: after release `after`, present in `in` (./docs-history.ts). */
+  added: ReadonlyMap<string, { after: string; in: string }>;
+  /** The oldest stored release: what a name without an `added` entry is at least as old as. */
   oldest: string;
   /** The headers' own documentation by exported symbol: only under `cuda-ts-gen --docs`. */
   headerDocs?: ReadonlyMap<string, HeaderDoc>;
@@ -28,7 +29,7 @@ export interface DocFacts {
 
 /** No facts (a module emitted on its own): the docs keep only what the IR itself says. */
 export function noDocFacts(module: string, release: string): DocFacts {
-  return { module, release, introduced: new Map(), oldest: release };
+  return { module, release, added: new Map(), oldest: release };
 }
 
 /** `/** … *\/` body text: the first line, then one line per tag (the writer adds `/** ` and ` *\/`). */
@@ -59,7 +60,10 @@ function elemName(e: Elem): string {
   return e.t === 'cstring' ? 'C string' : e.t === 'address' ? 'address' : `\`${elemText(e)}\``;
 }
 
-const nullable = (yes: boolean | undefined) => (yes ? '; null allowed' : '');
+/** "null allowed", said only where the typed layer takes null and a fact says the C call accepts it:
+ *  the header's own tag (an `optional` cue on the parameter) or a reviewed override. The binding's
+ *  leniency alone (it passes null through) is no such fact, so it is not said. */
+const nullable = (yes: boolean | undefined, stated: boolean) => (yes && stated ? '; null allowed' : '');
 
 const SCALAR_VALUE: Record<Extract<Sem, { role: 'scalar' }>['type'], string> = {
   f16: 'a number, stored as a half', bf16: 'a number, stored as a bfloat16', f32: 'a number', f64: 'a number', i8: 'an integer', u8: 'an integer', i32: 'an integer', u32: 'an integer',
@@ -78,18 +82,18 @@ function pointerPhrase(s: Extract<Sem, { role: 'pointer' }>, p: Param): string {
 }
 
 /** What a parameter of each role is, for the caller of the typed layer (`in …`, `in/out …`). */
-const TYPED_PHRASES: { [R in Sem['role']]: (s: Extract<Sem, { role: R }>, p: Param) => string } = {
+const TYPED_PHRASES: { [R in Sem['role']]: (s: Extract<Sem, { role: R }>, p: Param, stated: boolean) => string } = {
   value: (s, p) => `in ${cDecl(p)}`,
   recordValue: (s) => `in \`${s.record}\` by value`,
-  callback: (s, p) => `in C callback ${cDecl(p)}${nullable(s.nullable)}`,
-  string: (s) => `in string (\`const char *\`)${nullable(s.nullable)}`,
+  callback: (s, p, stated) => `in C callback ${cDecl(p)}${nullable(s.nullable, stated)}`,
+  string: (s, p, stated) => `in string (\`const char *\`)${nullable(s.nullable, stated)}`,
   pointer: (s, p) => pointerPhrase(s, p),
   scalar: (s, p) => `in ${cDecl(p)}: a scalar${s.type === 'untyped' ? ' whose C type another argument picks: a typed array holding the value' : `: the value itself (${SCALAR_VALUE[s.type]}), or a host buffer holding it`}${s.space === 'host' ? ' (host memory)' : ', or `{ ptr }` device memory holding it (device pointer mode)'}`,
   resultArray: (s) => `out array of ${elemName(s.elem)}: \`${s.capacity}\` allocated, returned at the length the call reports in \`${s.count}\``,
   countOut: (s) => `out: the length of \`${s.of}\` (read by the typed layer)`,
   attrSize: (s) => `the size of \`${s.of}\`, derived from the attribute`,
-  inRecord: (s, p) => `in ${cDecl(p)}: a \`${s.record}\` object or its bytes${nullable(s.nullable)}`,
-  inArray: (s) => `${s.inout ? 'in/out' : 'in'} array of ${elemName(s.elem)}${nullable(s.nullable)}`,
+  inRecord: (s, p, stated) => `in ${cDecl(p)}: a \`${s.record}\` object or its bytes${nullable(s.nullable, stated)}`,
+  inArray: (s, p, stated) => `${s.inout ? 'in/out' : 'in'} array of ${elemName(s.elem)}${nullable(s.nullable, stated)}`,
   count: (s) => `count of \`${s.of.join('`, `')}\``,
   out: (s, p) => `out ${cDecl(p)}${s.unit ? `: ${s.unit === 'bytes' ? 'a size in bytes' : 'a count in elements of the data type'}` : ''}`,
   inout: (s, p) => `in/out ${cDecl(p)}: this value in, the call's value returned`,
@@ -102,8 +106,10 @@ const TYPED_PHRASES: { [R in Sem['role']]: (s: Extract<Sem, { role: R }>, p: Par
   attrValue: (s) => `${s.dir === 'in' ? 'in' : 'out'} value typed by \`${s.attr}\`: its type follows the attribute`,
 };
 
-function phrase(sem: Sem, p: Param): string {
-  return (TYPED_PHRASES[sem.role] as (s: Sem, p: Param) => string)(sem, p);
+/** A parameter's phrase; `ps` (its resolved semantics) says whether a fact states that null is accepted. */
+function phrase(sem: Sem, p: Param, ps?: ParamSem): string {
+  const stated = ps?.source === 'override' || !!p.doc?.cues.includes('optional');
+  return (TYPED_PHRASES[sem.role] as (s: Sem, p: Param, stated: boolean) => string)(sem, p, stated);
 }
 
 /** An array's length, said on the array: a count the typed layer passes for you (computed from the
@@ -119,7 +125,7 @@ function derivedCount(sem: FunctionSem, name: string): string {
 function typedParam(f: DocFacts, fn: FunctionDecl, sem: FunctionSem, i: number, ident: string): string {
   const p = fn.params[i];
   const own = f.headerDocs?.get(fn.symbol)?.params.get(p.name);
-  const facts = `${phrase(sem.params[i].sem, p)}${derivedCount(sem, p.name)}.`;
+  const facts = `${phrase(sem.params[i].sem, p, sem.params[i])}${derivedCount(sem, p.name)}.`;
   return `@param ${ident} ${own ? `${own} (${facts})` : facts}`;
 }
 
@@ -128,21 +134,32 @@ function typedReturns(f: DocFacts, fn: FunctionDecl, sem: FunctionSem, outs: str
   const parts = outs.map((name) => {
     const i = fn.params.findIndex((p) => p.name === name);
     const own = f.headerDocs?.get(fn.symbol)?.params.get(name);
-    return i < 0 ? `\`${name}\`` : `\`${name}\`: ${own ? `${own} (${phrase(sem.params[i].sem, fn.params[i])})` : phrase(sem.params[i].sem, fn.params[i])}`;
+    return i < 0 ? `\`${name}\`` : `\`${name}\`: ${own ? `${own} (${phrase(sem.params[i].sem, fn.params[i], sem.params[i])})` : phrase(sem.params[i].sem, fn.params[i], sem.params[i])}`;
   });
   if (parts.length === 0) return plain ? `@returns ${plain}` : undefined;
   const shape = parts.length === 1 ? 'the value of' : `\`{ ${outs.join(', ')} }\`:`;
   return `@returns ${plain ? `\`{ result, … }\`: ${plain}; ` : `${shape} `}${parts.join('; ')}.`;
 }
 
-/** The release facts of a function: the CUDA release of its ABI (the driver's cuGetProcAddress version)
- *  and the oldest driver branch that has it, else the stored release that introduced it. A function
- *  the oldest stored release already declares gets none (the module's summary names the release). */
+/** "Added after CUDA 11.8; present in CUDA 12.5": what the stored releases bound. */
+export function addedBounds(b: { after: string; in: string }): string {
+  return `added after CUDA ${b.after}; present in CUDA ${b.in}`;
+}
+
+/** The release facts of a function: the release that introduced its name where the headers state it
+ *  (the driver's `PFN_<name>_v<N>` typedefs), with the release of its ABI and the oldest driver branch
+ *  having that ABI; else the bounds the stored releases give. Nothing for a function the module's oldest
+ *  stored release already declares and no header dates. */
 function releaseFacts(f: DocFacts, fn: FunctionDecl): string | undefined {
-  const proc = fn.proc ? versionString(fn.proc.version) : undefined;
-  if (proc) return `ABI of CUDA ${proc}${MIN_DRIVER[proc] ? `, driver ≥ ${MIN_DRIVER[proc]}` : ''}`;
-  const since = f.introduced.get(fn.name);
-  return since ? `Since CUDA ${since}` : undefined;
+  const abi = fn.proc ? versionString(fn.proc.version) : undefined;
+  const driver = abi && MIN_DRIVER[abi] ? `, driver ≥ ${MIN_DRIVER[abi]}` : '';
+  if (fn.introduced !== undefined) {
+    const since = versionString(fn.introduced);
+    return `Since CUDA ${since} (cudaTypedefs.h)${abi && abi !== since ? `; this ABI since CUDA ${abi}${driver}` : driver}`;
+  }
+  const bounds = f.added.get(fn.name);
+  if (abi) return `ABI of CUDA ${abi}${driver}${bounds ? `; ${addedBounds(bounds)}` : ''}`;
+  return bounds ? addedBounds(bounds).replace(/^a/, 'A') : undefined;
 }
 
 /** The API group and NVIDIA's page for it; modules without group pages link their reference once,
@@ -151,6 +168,11 @@ function groupFact(f: DocFacts, fn: FunctionDecl): string | undefined {
   if (!fn.group) return undefined;
   const url = referenceUrl(f.module, fn.group);
   return url && url !== referenceUrl(f.module) ? `[NVIDIA group \`${fn.group}\`](${url})` : `Group \`${fn.group}\``;
+}
+
+/** What the headers' deprecation marker says, as a fact: that it is there, and the release it names. */
+function deprecationFact(fn: FunctionDecl): string {
+  return `The headers mark it deprecated${fn.deprecatedIn ? ` as of ${fn.deprecatedIn}` : ''}.`;
 }
 
 /** The `@remarks`, `@see` and `@deprecated` tags every function gets, in both layers. */
@@ -163,7 +185,7 @@ function commonTags(f: DocFacts, fn: FunctionDecl, layer: 'raw' | 'typed'): stri
   const wrapper = f.module === 'driver' ? OBJECTS_METHODS[fn.name] : undefined;
   if (wrapper && layer === 'typed') tags.push(`@see {@link ${OBJECTS_MODULE}!${wrapper} | ${wrapper.replace('#', '.')}} (objects layer)`);
   if (own?.see.length) tags.push(`@see ${own.see.join(', ')}`);
-  if (fn.deprecated) tags.push(`@deprecated ${own?.deprecated ?? 'The headers mark it deprecated.'}`);
+  if (fn.deprecated) tags.push(`@deprecated ${own?.deprecated ?? deprecationFact(fn)}`);
   return tags;
 }
 
@@ -234,14 +256,14 @@ export function rawFunctionDoc(f: DocFacts, fn: FunctionDecl, sem: FunctionSem |
  *  is a flag bit or a mask (16 and up), the release it appeared in. Undefined when there is nothing more. */
 export function enumMemberDoc(f: DocFacts, enumName: string, member: string, value: string): string | undefined {
   const v = BigInt(value);
-  const since = f.introduced.get(`${enumName}.${member}`);
+  const added = f.added.get(`${enumName}.${member}`);
   const bits = v >= 16n && ((v & (v - 1n)) === 0n || (v & (v + 1n)) === 0n);
-  const parts = [...(bits ? [`0x${v.toString(16)}`] : []), ...(since ? [`since CUDA ${since}`] : [])];
+  const parts = [...(bits ? [`0x${v.toString(16)}`] : []), ...(added ? [addedBounds(added)] : [])];
   return parts.length ? parts.join(' · ') : undefined;
 }
 
 /** A record field's doc: its C type, offset and the release it appeared in. */
 export function fieldDoc(f: DocFacts, record: string, field: { name: string; type: Parameters<typeof formatCType>[0]; offset: number }): string {
-  const since = f.introduced.get(`${record}.${field.name}`);
-  return `\`${formatCType(field.type, '').trim()}\` at byte ${field.offset}${since ? ` · since CUDA ${since}` : ''}`;
+  const added = f.added.get(`${record}.${field.name}`);
+  return `\`${formatCType(field.type, '').trim()}\` at byte ${field.offset}${added ? ` · ${addedBounds(added)}` : ''}`;
 }

@@ -45,14 +45,22 @@ export const FunctionSchema = z.object({
   /** How cuGetProcAddress names this exact ABI: base name and the CUDA version it appeared in
    *  (`cuMemAlloc_v2` → `cuMemAlloc` at 3020), and the version of its per-thread variant. */
   proc: z.object({ name: z.string(), version: z.number().int(), ptdsVersion: z.number().int().optional() }).optional(),
+  /** The CUDA version (13000 style) that introduced this name, where the headers state it: the driver's
+   *  oldest `PFN_<name>_v<N>` typedef (cudaTypedefs.h). Absent where no header says (the docs then give
+   *  bounds from the stored releases). */
+  introduced: z.number().int().optional(),
   returns: CTypeSchema,
   params: z.array(ParamSchema),
   variadic: z.boolean(),
   header: z.string(),
   /** The Doxygen group the header declares it in (`CUDA_MEM`): an identifier, never its title. */
   group: z.string().optional(),
-  /** The declaration carries a deprecation attribute (`__CUDA_DEPRECATED` and friends). */
+  /** The declaration is marked deprecated: a deprecation attribute (`__CUDA_DEPRECATED` and friends), a
+   *  deprecation macro on the declaration (`CUDNN_DEPRECATED`, NVML's `DEPRECATED(13.0)`, even where the
+   *  macro expands to nothing) or a Doxygen `\deprecated` command. */
   deprecated: z.literal(true).optional(),
+  /** The release the marker names (`DEPRECATED(13.0)` → "13.0"), when it names one. */
+  deprecatedIn: z.string().regex(/^\d+\.\d+$/).optional(),
 });
 
 export const EnumSchema = z.object({

@@ -7,7 +7,7 @@ import type { ModuleSpec } from '../modules';
 import { anonKey, parseCType } from './ctype';
 import type { RecordLayout } from './layout';
 import { macroConstant, resolveIdentifier, type EvalContext, type MacroTable } from './macros';
-import { procFor, procTable } from './proc';
+import { introducedVersion, procFor, procTable } from './proc';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Node = any;
@@ -22,6 +22,10 @@ export interface LowerInput {
   ptdsMacros: MacroTable;
   /** The Doxygen group at a header line (./groups.ts); absent: functions carry no group. */
   groupAt?: (file: string, line: number) => string | undefined;
+  /** The deprecation marker written on the declaration at a header line (./deprecation.ts). */
+  deprecationAt?: (file: string, line: number, names: readonly string[]) => { version?: string } | undefined;
+  /** Base name → the oldest `PFN_<name>_v<N>` version in the typedef header's text (./proc.ts). */
+  oldestProcVersions?: ReadonlyMap<string, number>;
 }
 
 interface RawRecord {
@@ -397,10 +401,10 @@ function lowerFunctions(input: LowerInput, decls: Decls, tables: DeclTables, sco
     const { name, others } = userName(f.name);
     if (!scope.isApiName(name) || scope.excluded(name)) continue;
     for (const n of others) if (scope.isApiName(n) || scope.ownsName(n)) aliases[n] = name;
-    functions.push(functionDecl(f, name, input.ptdsMacros, tables.fix, input.groupAt));
+    functions.push(functionDecl(f, name, input.ptdsMacros, tables.fix, input));
   }
   const chosen = preferMacroTargets(functions);
-  attachProcVersions(chosen, decls, tables);
+  attachProcVersions(chosen, decls, tables, input.oldestProcVersions ?? new Map());
   chosen.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { functions: chosen, aliases: Object.fromEntries(Object.entries(aliases).sort(([a], [b]) => (a < b ? -1 : 1))) };
 }
@@ -437,7 +441,7 @@ function userNames(macros: MacroTable, decls: Decls, declared: Set<string>, inOw
 }
 
 /** The IR of one function declaration named `name`. */
-function functionDecl(f: Node, name: string, ptdsMacros: MacroTable, fix: (t: CType) => CType, groupAt?: LowerInput['groupAt']): FunctionDecl {
+function functionDecl(f: Node, name: string, ptdsMacros: MacroTable, fix: (t: CType) => CType, at: Pick<LowerInput, 'groupAt' | 'deprecationAt'>): FunctionDecl {
   const docs = docFacts(f);
   const params = (f.inner ?? [])
     .filter((c: Node) => c.kind === 'ParmVarDecl')
@@ -459,10 +463,20 @@ function functionDecl(f: Node, name: string, ptdsMacros: MacroTable, fix: (t: CT
     header: basename(f.file),
   };
   if (ptds && ptds !== f.name && /_pt(ds|sz)$/.test(ptds)) decl.ptdsSymbol = ptds;
-  const group = groupAt?.(f.file, f.line);
+  const group = at.groupAt?.(f.file, f.line);
   if (group) decl.group = group;
-  if ((f.inner ?? []).some((c: Node) => c.kind === 'DeprecatedAttr')) decl.deprecated = true;
+  markDeprecation(decl, f, at.deprecationAt?.(f.file, f.line, [f.name, name, f.name.replace(/_v\d+$/, '')]));
   return decl;
+}
+
+/** Deprecation, from the declaration's attribute, a marker macro on it (with the release it names) or a
+ *  Doxygen `\deprecated` command in its comment (the command only: its text is never read). */
+function markDeprecation(decl: FunctionDecl, f: Node, mark: { version?: string } | undefined): void {
+  const inner: Node[] = f.inner ?? [];
+  const comment = inner.find((c) => c.kind === 'FullComment');
+  const command = (comment?.inner ?? []).some((c: Node) => c.kind === 'BlockCommandComment' && c.name === 'deprecated');
+  if (mark || command || inner.some((c) => c.kind === 'DeprecatedAttr')) decl.deprecated = true;
+  if (mark?.version) decl.deprecatedIn = mark.version;
 }
 
 /** A name declared both plainly and behind a renaming macro (`cuFileDriverClose` before
@@ -477,13 +491,15 @@ function preferMacroTargets(functions: FunctionDecl[]): FunctionDecl[] {
 }
 
 /** cuGetProcAddress versions, where the AST carries the `PFN_*` typedefs (spec.procTables). */
-function attachProcVersions(functions: FunctionDecl[], decls: Decls, tables: DeclTables): void {
+function attachProcVersions(functions: FunctionDecl[], decls: Decls, tables: DeclTables, oldest: ReadonlyMap<string, number>): void {
   const resolveTypedef = new Map([...tables.typedefs.values()].map((td) => [td.name, td.type]));
   const procs = procTable(decls.typedefs, resolveTypedef);
   if (procs.size === 0) return;
   for (const f of functions) {
     const proc = procFor(f, procs, resolveTypedef);
     if (proc) f.proc = proc;
+    const introduced = introducedVersion(f, oldest);
+    if (introduced !== undefined) f.introduced = introduced;
   }
 }
 

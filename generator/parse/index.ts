@@ -1,13 +1,15 @@
 // Headers → IR for one module: runs clang three ways, then lowers (pure) to the IR. Also finds the
 // include folders of a toolkit as users have it: a CUDA install, or NVIDIA's pip wheels.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { ModuleIR } from '../ir/schema';
 import type { ModuleSpec } from '../modules';
 import { lowerModule } from './ast';
+import { headerDeprecations } from './deprecation';
 import { headerGroups } from './groups';
 import { clangAst, clangLayouts, clangMacros, GeneratorError, HeadersNotFoundError, type ClangJob } from './clang';
 import { parseRecordLayouts } from './layout';
+import { oldestVersions } from './proc';
 import { evaluateMacro, parseMacroDefinitions } from './macros';
 
 export interface ParseOptions {
@@ -47,6 +49,7 @@ export function parseModule(spec: ModuleSpec, opts: ParseOptions): ModuleIR {
     throw new HeadersNotFoundError(`module ${spec.name} needs ${spec.procTables.join(' or ')} (the per-version function typedefs), not found in ${opts.includeDirs.join(', ')}`);
   }
   const ast = clangAst({ ...job, includes: [...job.includes, ...procTables] });
+  const oldestProcVersions = oldestVersions(procTables.map((h) => readFileSync(locateHeader(opts.includeDirs, h)!, 'utf8')).join('\n'));
   const macros = parseMacroDefinitions(clangMacros(job));
   const ptds = spec.perThreadDefaultStream ?? [...macros.functions.keys()].some((n) => /PT(DS|SZ)$/.test(n));
   const ptdsMacros = ptds
@@ -54,7 +57,7 @@ export function parseModule(spec: ModuleSpec, opts: ParseOptions): ModuleIR {
     : macros;
   const layouts = parseRecordLayouts(clangLayouts(job));
   const lowered = missingOptional.length ? { ...spec, includes } : spec;
-  return lowerModule({ spec: lowered, cudaVersion: opts.cudaVersion, ast, layouts, macros, ptdsMacros, groupAt: headerGroups() });
+  return lowerModule({ spec: lowered, cudaVersion: opts.cudaVersion, ast, layouts, macros, ptdsMacros, groupAt: headerGroups(), deprecationAt: headerDeprecations(), oldestProcVersions });
 }
 
 /** The toolkit's release from `CUDA_VERSION` in cuda.h (13000 → "13.0"). */

@@ -66,3 +66,30 @@ export function procFor(fn: FunctionDecl, table: ReadonlyMap<string, ProcEntry[]
   const ptds = pick(all.filter((e) => e.ptds));
   return { name: base, version: plain.version, ...(ptds ? { ptdsVersion: ptds.version } : {}) };
 }
+
+/**
+ * Base name → the oldest version of its `PFN_<name>_v<N>` typedefs, read from the typedef header's text:
+ * the header keeps the oldest ABIs behind `__CUDA_API_VERSION_INTERNAL` (`PFN_cuMemAlloc_v2000`), which
+ * the AST of a normal build leaves out. Only identifiers are read.
+ */
+export function oldestVersions(text: string): Map<string, number> {
+  const oldest = new Map<string, number>();
+  for (const [id] of text.matchAll(/\bPFN_\w+/g)) {
+    const m = PFN.exec(id);
+    if (!m || m[3] || Number(m[2]) < 1000) continue;
+    const v = Number(m[2]);
+    if (!(v >= (oldest.get(m[1]) ?? Infinity))) oldest.set(m[1], v);
+  }
+  return oldest;
+}
+
+/**
+ * The CUDA version that introduced a declared function's name: the oldest typedef version of its base
+ * name when the user-facing name is the base (`cuMemAlloc`: 2000, though its ABI is 3020's), else
+ * (`cuCtxSynchronize_v2`, a name of its own) the version of its own ABI. Undefined without a `proc`.
+ */
+export function introducedVersion(fn: FunctionDecl, oldest: ReadonlyMap<string, number>): number | undefined {
+  if (!fn.proc) return undefined;
+  if (fn.name !== fn.proc.name) return fn.proc.version;
+  return Math.min(oldest.get(fn.proc.name) ?? fn.proc.version, fn.proc.version);
+}

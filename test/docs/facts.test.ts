@@ -1,7 +1,8 @@
 // The facts of the committed TSDoc agree with the stored IR, computed here independently of the emitter:
-// @deprecated exactly on the functions whose declaration carries the attribute; "Since CUDA X" on a
-// runtime function first declared by release X of the four; the NVIDIA group page of its group; an enum
-// member or a record field first declared by a later release dated so.
+// @deprecated exactly on the functions whose declaration carries the attribute; "added after CUDA W;
+// present in CUDA X" (bounds, never a first release) on a runtime function first declared by stored release
+// X, W the stored release before it; the NVIDIA group page of its group; an enum member or a record field
+// first declared by a later release bounded so.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
@@ -56,9 +57,10 @@ describe('facts in the committed TSDoc (13.0)', () => {
       const first = firstRelease('runtime', (x) => x.functions.some((g) => g.name === f.name));
       const text = d.get(f.name)!;
       if (first !== '11.8') {
-        expect([f.name, text]).toEqual([f.name, expect.stringContaining(`Since CUDA ${first}.`)]);
+        const before = RELEASES[RELEASES.indexOf(first!) - 1];
+        expect([f.name, text]).toEqual([f.name, expect.stringContaining(`Added after CUDA ${before}; present in CUDA ${first}.`)]);
         dated++;
-      } else expect([f.name, text]).toEqual([f.name, expect.not.stringContaining('Since CUDA')]);
+      } else expect([f.name, text]).toEqual([f.name, expect.not.stringMatching(/Since CUDA|added after/i)]);
       if (f.group) expect(text).toContain(`group__${f.group.replace(/_/g, '__')}.html`);
     }
     expect(dated).toBeGreaterThan(5);
@@ -72,9 +74,10 @@ describe('facts in the committed TSDoc (13.0)', () => {
     expect(newMembers.length).toBeGreaterThan(0);
     for (const m of newMembers) {
       const first = firstRelease('driver', (x) => x.enums.some((y) => y.name === e.name && y.members.some((n) => n.name === m.name)));
-      expect(types).toMatch(new RegExp(`/\\*\\* (0x[0-9a-f]+ · )?since CUDA ${first!.replace('.', '\\.')} \\*/ ${m.name} =`));
+      const before = RELEASES[RELEASES.indexOf(first!) - 1];
+      expect(types).toMatch(new RegExp(`/\\*\\* (0x[0-9a-f]+ · )?added after CUDA ${before.replace('.', '\\.')}; present in CUDA ${first!.replace('.', '\\.')} \\*/ ${m.name} =`));
     }
-    const fieldLines = types.split('\n').filter((l) => /\/\*\* `[^`]+` at byte \d+ · since CUDA \d+\.\d \*\//.test(l));
+    const fieldLines = types.split('\n').filter((l) => /\/\*\* `[^`]+` at byte \d+ · added after CUDA \d+\.\d; present in CUDA \d+\.\d \*\//.test(l));
     expect(fieldLines.length).toBeGreaterThan(0);
   });
 });

@@ -20,9 +20,9 @@ export declare const CUaccessProperty_enum: typeof CUaccessProperty;
 
 /** `enum CUclusterSchedulingPolicy_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUclusterSchedulingPolicy {
-  /** since CUDA 12.5 */ CU_CLUSTER_SCHEDULING_POLICY_DEFAULT = 0,
-  /** since CUDA 12.5 */ CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1,
-  /** since CUDA 12.5 */ CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_CLUSTER_SCHEDULING_POLICY_DEFAULT = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING = 2,
 }
 export type CUclusterSchedulingPolicy_enum = CUclusterSchedulingPolicy;
 export declare const CUclusterSchedulingPolicy_enum: typeof CUclusterSchedulingPolicy;
@@ -125,9 +125,9 @@ export declare enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89,
   CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED = 90,
   CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 91,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 = 92,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1 = 93,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1 = 94,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 = 92,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1 = 93,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1 = 94,
   CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
   CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH = 96,
   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
@@ -159,17 +159,17 @@ export declare enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS = 122,
   CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR = 123,
   CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED = 125,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT = 126,
-  /** 0x7f · since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED = 127,
-  /** 0x80 · since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED = 128,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS = 129,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_NUMA_CONFIG = 130,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_NUMA_ID = 131,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 132,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MPS_ENABLED = 133,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID = 134,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED = 135,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED = 125,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT = 126,
+  /** 0x7f · added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED = 127,
+  /** 0x80 · added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED = 128,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS = 129,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_NUMA_CONFIG = 130,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_NUMA_ID = 131,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 132,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MPS_ENABLED = 133,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID = 134,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED = 135,
   CU_DEVICE_ATTRIBUTE_MAX = 136,
 }
 export type CUdevice_attribute_enum = CUdevice_attribute;
@@ -190,35 +190,35 @@ export declare enum CUgraphNodeType {
   CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10,
   CU_GRAPH_NODE_TYPE_MEM_FREE = 11,
   CU_GRAPH_NODE_TYPE_BATCH_MEM_OP = 12,
-  /** since CUDA 12.5 */ CU_GRAPH_NODE_TYPE_CONDITIONAL = 13,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_GRAPH_NODE_TYPE_CONDITIONAL = 13,
 }
 export type CUgraphNodeType_enum = CUgraphNodeType;
 export declare const CUgraphNodeType_enum: typeof CUgraphNodeType;
 
 /** `enum CUlaunchAttributeID_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUlaunchAttributeID {
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_IGNORE = 0,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT = 7,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_IGNORE = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14,
 }
 export type CUlaunchAttributeID_enum = CUlaunchAttributeID;
 export declare const CUlaunchAttributeID_enum: typeof CUlaunchAttributeID;
 
 /** `enum CUlaunchMemSyncDomain_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUlaunchMemSyncDomain {
-  /** since CUDA 12.5 */ CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT = 0,
-  /** since CUDA 12.5 */ CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE = 1,
 }
 export type CUlaunchMemSyncDomain_enum = CUlaunchMemSyncDomain;
 export declare const CUlaunchMemSyncDomain_enum: typeof CUlaunchMemSyncDomain;
@@ -283,7 +283,7 @@ export declare enum CUpti_ActivityAttribute {
   CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE = 6,
   CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_PRE_ALLOCATE_VALUE = 7,
   CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED = 8,
-  /** since CUDA 12.5 */ CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER = 9,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER = 9,
   /** 0x7fffffff */ CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_FORCE_INT = 2147483647,
 }
 
@@ -444,7 +444,7 @@ export declare enum CUpti_ActivityLaunchType {
   CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR = 0,
   CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE = 1,
   CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE = 2,
-  /** since CUDA 12.5 */ CUPTI_ACTIVITY_LAUNCH_TYPE_CBL_COMMANDLIST = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_ACTIVITY_LAUNCH_TYPE_CBL_COMMANDLIST = 3,
 }
 
 /** `enum CUpti_ActivityMemcpyKind` · cupti_activity.h · CUDA 12.5 */
@@ -519,9 +519,9 @@ export declare enum CUpti_ActivityOverheadKind {
   /** 0x10000 */ CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH = 65536,
   /** 0x20000 */ CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION = 131072,
   CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE = 196608,
-  /** 0x40000 · since CUDA 12.5 */ CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING = 262144,
-  /** since CUDA 12.5 */ CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING = 327680,
-  /** since CUDA 12.5 */ CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL = 393216,
+  /** 0x40000 · added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING = 262144,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING = 327680,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL = 393216,
   /** 0x7fffffff */ CUPTI_ACTIVITY_OVERHEAD_FORCE_INT = 2147483647,
 }
 
@@ -595,7 +595,7 @@ export declare enum CUpti_ActivitySynchronizationType {
 export declare enum CUpti_ActivityThreadIdType {
   CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT = 0,
   CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM = 1,
-  /** since CUDA 12.5 */ CUPTI_ACTIVITY_THREAD_ID_TYPE_SIZE = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_ACTIVITY_THREAD_ID_TYPE_SIZE = 2,
   /** 0x7fffffff */ CUPTI_ACTIVITY_THREAD_ID_TYPE_FORCE_INT = 2147483647,
 }
 
@@ -667,7 +667,7 @@ export declare enum CUpti_CallbackDomain {
   CUPTI_CB_DOMAIN_RESOURCE = 3,
   CUPTI_CB_DOMAIN_SYNCHRONIZE = 4,
   CUPTI_CB_DOMAIN_NVTX = 5,
-  /** since CUDA 12.5 */ CUPTI_CB_DOMAIN_STATE = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CB_DOMAIN_STATE = 6,
   CUPTI_CB_DOMAIN_SIZE = 7,
   /** 0x7fffffff */ CUPTI_CB_DOMAIN_FORCE_INT = 2147483647,
 }
@@ -695,19 +695,19 @@ export declare enum CUpti_CallbackIdResource {
   CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED = 18,
   CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING = 19,
   CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED = 20,
-  /** since CUDA 12.5 */ CUPTI_CBID_RESOURCE_STREAM_ATTRIBUTE_CHANGED = 21,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CBID_RESOURCE_STREAM_ATTRIBUTE_CHANGED = 21,
   CUPTI_CBID_RESOURCE_SIZE = 22,
   /** 0x7fffffff */ CUPTI_CBID_RESOURCE_FORCE_INT = 2147483647,
 }
 
 /** `enum CUpti_CallbackIdState` · cupti_callbacks.h · CUDA 12.5 */
 export declare enum CUpti_CallbackIdState {
-  /** since CUDA 12.5 */ CUPTI_CBID_STATE_INVALID = 0,
-  /** since CUDA 12.5 */ CUPTI_CBID_STATE_FATAL_ERROR = 1,
-  /** since CUDA 12.5 */ CUPTI_CBID_STATE_ERROR = 2,
-  /** since CUDA 12.5 */ CUPTI_CBID_STATE_WARNING = 3,
-  /** since CUDA 12.5 */ CUPTI_CBID_STATE_SIZE = 4,
-  /** 0x7fffffff · since CUDA 12.5 */ CUPTI_CBID_STATE_FORCE_INT = 2147483647,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CBID_STATE_INVALID = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CBID_STATE_FATAL_ERROR = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CBID_STATE_ERROR = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CBID_STATE_WARNING = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CBID_STATE_SIZE = 4,
+  /** 0x7fffffff · added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CBID_STATE_FORCE_INT = 2147483647,
 }
 
 /** `enum CUpti_CallbackIdSync` · cupti_callbacks.h · CUDA 12.5 */
@@ -728,10 +728,10 @@ export declare enum CUpti_ChannelType {
 
 /** `enum CUpti_ContextCigMode` · cupti_activity.h · CUDA 12.5 */
 export declare enum CUpti_ContextCigMode {
-  /** since CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_NONE = 0,
-  /** since CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_CIG = 1,
-  /** since CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_CIG_FALLBACK = 2,
-  /** 0x7fffffff · since CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_FORCE_INT = 2147483647,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_NONE = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_CIG = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_CIG_FALLBACK = 2,
+  /** 0x7fffffff · added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_FORCE_INT = 2147483647,
 }
 
 /** `enum CUpti_DevType` · cupti_activity.h · CUDA 12.5 */
@@ -1726,90 +1726,90 @@ export declare enum CUpti_driver_api_trace_cbid {
   CUPTI_DRIVER_TRACE_CBID_cuMemGetHandleForAddressRange = 674,
   CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxPotentialClusterSize = 675,
   CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxActiveClusters = 676,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2 = 677,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadData = 678,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadFromFile = 679,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload = 680,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernel = 681,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetModule = 682,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction = 683,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetGlobal = 684,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetManaged = 685,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute = 686,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelSetAttribute = 687,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelSetCacheConfig = 688,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2 = 689,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeGetParams_v2 = 690,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams_v2 = 691,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2 = 692,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetId = 693,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetId_ptsz = 694,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxGetId = 695,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2 = 696,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeTiled = 697,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2col = 698,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuTensorMapReplaceAddress = 699,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetUnifiedFunction = 700,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpGetAttribute = 701,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpGetAttributeGlobal = 702,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpSetAttribute = 703,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpSetAttributeGlobal = 704,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxSetFlags = 705,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastCreate = 706,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastAddDevice = 707,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastBindMem = 708,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastBindAddr = 709,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastUnbind = 710,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastGetGranularity = 711,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode = 712,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphNodeSetParams = 713,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams = 714,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMemAdvise_v2 = 715,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchAsync_v2 = 716,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchAsync_v2_ptsz = 717,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncGetName = 718,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetName = 719,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph = 720,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz = 721,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphConditionalHandleCreate = 722,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2 = 723,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphGetEdges_v2 = 724,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphNodeGetDependencies_v2 = 725,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphNodeGetDependentNodes_v2 = 726,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddDependencies_v2 = 727,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphRemoveDependencies_v2 = 728,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3 = 729,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3_ptsz = 730,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamUpdateCaptureDependencies_v2 = 731,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamUpdateCaptureDependencies_v2_ptsz = 732,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncGetParamInfo = 733,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetParamInfo = 734,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceRegisterAsyncNotification = 735,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceUnregisterAsyncNotification = 736,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunctionCount = 737,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuModuleEnumerateFunctions = 738,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernelCount = 739,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryEnumerateKernels = 740,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncIsLoaded = 741,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncLoad = 742,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxCreate = 743,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxDestroy = 744,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceGetDevResource = 745,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevResource = 746,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxGetDevResource = 747,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDevResourceGenerateDesc = 748,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxRecordEvent = 749,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxWaitEvent = 750,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDevSmResourceSplitByCount = 751,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetGreenCtx = 752,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxFromGreenCtx = 753,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetLibrary = 754,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxRecordEvent = 755,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxWaitEvent = 756,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v4 = 757,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxStreamCreate = 758,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2 = 759,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2_ptsz = 760,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2 = 677,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadData = 678,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadFromFile = 679,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload = 680,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernel = 681,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetModule = 682,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction = 683,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetGlobal = 684,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetManaged = 685,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute = 686,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelSetAttribute = 687,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelSetCacheConfig = 688,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2 = 689,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeGetParams_v2 = 690,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams_v2 = 691,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2 = 692,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetId = 693,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetId_ptsz = 694,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxGetId = 695,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2 = 696,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeTiled = 697,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2col = 698,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuTensorMapReplaceAddress = 699,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetUnifiedFunction = 700,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpGetAttribute = 701,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpGetAttributeGlobal = 702,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpSetAttribute = 703,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpSetAttributeGlobal = 704,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxSetFlags = 705,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastCreate = 706,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastAddDevice = 707,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastBindMem = 708,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastBindAddr = 709,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastUnbind = 710,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastGetGranularity = 711,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode = 712,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphNodeSetParams = 713,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams = 714,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMemAdvise_v2 = 715,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchAsync_v2 = 716,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchAsync_v2_ptsz = 717,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncGetName = 718,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetName = 719,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph = 720,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz = 721,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphConditionalHandleCreate = 722,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2 = 723,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphGetEdges_v2 = 724,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphNodeGetDependencies_v2 = 725,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphNodeGetDependentNodes_v2 = 726,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddDependencies_v2 = 727,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphRemoveDependencies_v2 = 728,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3 = 729,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3_ptsz = 730,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamUpdateCaptureDependencies_v2 = 731,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamUpdateCaptureDependencies_v2_ptsz = 732,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncGetParamInfo = 733,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetParamInfo = 734,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceRegisterAsyncNotification = 735,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceUnregisterAsyncNotification = 736,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunctionCount = 737,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuModuleEnumerateFunctions = 738,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernelCount = 739,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryEnumerateKernels = 740,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncIsLoaded = 741,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncLoad = 742,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxCreate = 743,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxDestroy = 744,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceGetDevResource = 745,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevResource = 746,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxGetDevResource = 747,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDevResourceGenerateDesc = 748,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxRecordEvent = 749,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxWaitEvent = 750,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDevSmResourceSplitByCount = 751,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetGreenCtx = 752,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxFromGreenCtx = 753,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetLibrary = 754,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxRecordEvent = 755,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxWaitEvent = 756,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v4 = 757,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxStreamCreate = 758,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2 = 759,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2_ptsz = 760,
   CUPTI_DRIVER_TRACE_CBID_SIZE = 761,
   /** 0x7fffffff */ CUPTI_DRIVER_TRACE_CBID_FORCE_INT = 2147483647,
 }
@@ -2308,42 +2308,42 @@ export declare enum CUpti_runtime_api_trace_cbid {
   CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060 = 431,
   CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxPotentialClusterSize_v11070 = 432,
   CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxActiveClusters_v11070 = 433,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaCreateTextureObject_v2_v11080 = 434,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetTextureObjectTextureDesc_v2_v11080 = 435,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_v12000 = 436,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_ptsz_v12000 = 437,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecGetFlags_v12000 = 438,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetKernel_v12000 = 439,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceProperties_v2_v12000 = 440,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetId_v12000 = 441,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetId_ptsz_v12000 = 442,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000 = 443,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaInitDevice_v12000 = 444,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddNode_v12020 = 445,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeSetParams_v12020 = 446,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecNodeSetParams_v12020 = 447,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemAdvise_v2_v12020 = 448,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v2_v12020 = 449,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v2_ptsz_v12020 = 450,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetName_v12030 = 451,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030 = 452,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030 = 453,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphConditionalHandleCreate_v12030 = 454,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphGetEdges_v2_v12030 = 455,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeGetDependencies_v2_v12030 = 456,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeGetDependentNodes_v2_v12030 = 457,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddDependencies_v2_v12030 = 458,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphRemoveDependencies_v2_v12030 = 459,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddNode_v2_v12030 = 460,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v3_v12030 = 461,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v3_ptsz_v12030 = 462,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_v2_v12030 = 463,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_v2_ptsz_v12030 = 464,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaDeviceRegisterAsyncNotification_v12040 = 465,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaDeviceUnregisterAsyncNotification_v12040 = 466,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetParamInfo_v12040 = 467,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPointByVersion_v12050 = 468,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPointByVersion_ptsz_v12050 = 469,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaCreateTextureObject_v2_v11080 = 434,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetTextureObjectTextureDesc_v2_v11080 = 435,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_v12000 = 436,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_ptsz_v12000 = 437,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecGetFlags_v12000 = 438,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetKernel_v12000 = 439,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceProperties_v2_v12000 = 440,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetId_v12000 = 441,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetId_ptsz_v12000 = 442,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000 = 443,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaInitDevice_v12000 = 444,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddNode_v12020 = 445,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeSetParams_v12020 = 446,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecNodeSetParams_v12020 = 447,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemAdvise_v2_v12020 = 448,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v2_v12020 = 449,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v2_ptsz_v12020 = 450,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetName_v12030 = 451,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030 = 452,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030 = 453,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphConditionalHandleCreate_v12030 = 454,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphGetEdges_v2_v12030 = 455,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeGetDependencies_v2_v12030 = 456,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeGetDependentNodes_v2_v12030 = 457,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddDependencies_v2_v12030 = 458,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphRemoveDependencies_v2_v12030 = 459,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddNode_v2_v12030 = 460,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v3_v12030 = 461,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v3_ptsz_v12030 = 462,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_v2_v12030 = 463,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_v2_ptsz_v12030 = 464,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaDeviceRegisterAsyncNotification_v12040 = 465,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaDeviceUnregisterAsyncNotification_v12040 = 466,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetParamInfo_v12040 = 467,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPointByVersion_v12050 = 468,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPointByVersion_ptsz_v12050 = 469,
   CUPTI_RUNTIME_TRACE_CBID_SIZE = 470,
   /** 0x7fffffff */ CUPTI_RUNTIME_TRACE_CBID_FORCE_INT = 2147483647,
 }
@@ -2352,10 +2352,10 @@ export declare const CUpti_runtime_api_trace_cbid_enum: typeof CUpti_runtime_api
 
 /** `enum CUsynchronizationPolicy_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUsynchronizationPolicy {
-  /** since CUDA 12.5 */ CU_SYNC_POLICY_AUTO = 1,
-  /** since CUDA 12.5 */ CU_SYNC_POLICY_SPIN = 2,
-  /** since CUDA 12.5 */ CU_SYNC_POLICY_YIELD = 3,
-  /** since CUDA 12.5 */ CU_SYNC_POLICY_BLOCKING_SYNC = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_SYNC_POLICY_AUTO = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_SYNC_POLICY_SPIN = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_SYNC_POLICY_YIELD = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_SYNC_POLICY_BLOCKING_SYNC = 4,
 }
 export type CUsynchronizationPolicy_enum = CUsynchronizationPolicy;
 export declare const CUsynchronizationPolicy_enum: typeof CUsynchronizationPolicy;
@@ -2556,41 +2556,41 @@ export interface CUaccessPolicyWindow_st {
 }
 /** `struct CUlaunchAttributeValue_union_clusterDim` · 12 bytes, align 4 · cuda.h */
 export interface CUlaunchAttributeValue_union_clusterDim {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   x: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   y: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   z: number;
 }
 /** `struct CUlaunchAttributeValue_union_deviceUpdatableKernelNode` · 16 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union_deviceUpdatableKernelNode {
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceUpdatable: number;
-  /** `CUgraphDeviceNode` at byte 8 · since CUDA 12.5 */
+  /** `CUgraphDeviceNode` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   devNode: CUgraphDeviceNode;
 }
 /** `struct CUlaunchAttributeValue_union_launchCompletionEvent` · 16 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union_launchCompletionEvent {
-  /** `CUevent` at byte 0 · since CUDA 12.5 */
+  /** `CUevent` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   event: CUevent;
-  /** `int` at byte 8 · since CUDA 12.5 */
+  /** `int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number;
 }
 /** `struct CUlaunchAttributeValue_union_programmaticEvent` · 16 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union_programmaticEvent {
-  /** `CUevent` at byte 0 · since CUDA 12.5 */
+  /** `CUevent` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   event: CUevent;
-  /** `int` at byte 8 · since CUDA 12.5 */
+  /** `int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number;
-  /** `int` at byte 12 · since CUDA 12.5 */
+  /** `int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   triggerAtBlockStart: number;
 }
 /** `struct CUlaunchMemSyncDomainMap_st` · 2 bytes, align 1 · cuda.h */
 export interface CUlaunchMemSyncDomainMap_st {
-  /** `unsigned char` at byte 0 · since CUDA 12.5 */
+  /** `unsigned char` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   default_: number;
-  /** `unsigned char` at byte 1 · since CUDA 12.5 */
+  /** `unsigned char` at byte 1 · added after CUDA 11.8; present in CUDA 12.5 */
   remote: number;
 }
 /** `struct CUpti_Activity` · 8 bytes, align 8 · cupti_activity.h */
@@ -2744,48 +2744,48 @@ export interface CUpti_ActivityContext {
 }
 /** `struct CUpti_ActivityContext2` · 24 bytes, align 8 · cupti_activity_deprecated.h */
 export interface CUpti_ActivityContext2 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `uint32_t` at byte 4 · since CUDA 12.5 */
+  /** `uint32_t` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   contextId: number;
-  /** `uint32_t` at byte 8 · since CUDA 12.5 */
+  /** `uint32_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceId: number;
-  /** `uint16_t` at byte 12 · since CUDA 12.5 */
+  /** `uint16_t` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   computeApiKind: number;
-  /** `uint16_t` at byte 14 · since CUDA 12.5 */
+  /** `uint16_t` at byte 14 · added after CUDA 11.8; present in CUDA 12.5 */
   nullStreamId: number;
-  /** `uint32_t` at byte 16 · since CUDA 12.5 */
+  /** `uint32_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   parentContextId: number;
-  /** `uint8_t` at byte 20 · since CUDA 12.5 */
+  /** `uint8_t` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   isGreenContext: number;
-  /** `uint8_t` at byte 21 · since CUDA 12.5 */
+  /** `uint8_t` at byte 21 · added after CUDA 11.8; present in CUDA 12.5 */
   padding: number;
-  /** `uint16_t` at byte 22 · since CUDA 12.5 */
+  /** `uint16_t` at byte 22 · added after CUDA 11.8; present in CUDA 12.5 */
   numMultiprocessors: number;
 }
 /** `struct CUpti_ActivityContext3` · 32 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityContext3 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `uint32_t` at byte 4 · since CUDA 12.5 */
+  /** `uint32_t` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   contextId: number;
-  /** `uint32_t` at byte 8 · since CUDA 12.5 */
+  /** `uint32_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceId: number;
-  /** `uint16_t` at byte 12 · since CUDA 12.5 */
+  /** `uint16_t` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   computeApiKind: number;
-  /** `uint16_t` at byte 14 · since CUDA 12.5 */
+  /** `uint16_t` at byte 14 · added after CUDA 11.8; present in CUDA 12.5 */
   nullStreamId: number;
-  /** `uint32_t` at byte 16 · since CUDA 12.5 */
+  /** `uint32_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   parentContextId: number;
-  /** `uint8_t` at byte 20 · since CUDA 12.5 */
+  /** `uint8_t` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   isGreenContext: number;
-  /** `uint8_t` at byte 21 · since CUDA 12.5 */
+  /** `uint8_t` at byte 21 · added after CUDA 11.8; present in CUDA 12.5 */
   padding: number;
-  /** `uint16_t` at byte 22 · since CUDA 12.5 */
+  /** `uint16_t` at byte 22 · added after CUDA 11.8; present in CUDA 12.5 */
   numMultiprocessors: number;
-  /** `CUpti_ContextCigMode` at byte 24 · since CUDA 12.5 */
+  /** `CUpti_ContextCigMode` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   cigMode: CUpti_ContextCigMode;
-  /** `uint32_t` at byte 28 · since CUDA 12.5 */
+  /** `uint32_t` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   padding2: number;
 }
 /** `struct CUpti_ActivityCudaEvent` · 24 bytes, align 8 · cupti_activity.h */
@@ -3067,81 +3067,81 @@ export interface CUpti_ActivityDevice4 {
 }
 /** `struct CUpti_ActivityDevice5` · 184 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityDevice5 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `CUpti_ActivityFlag` at byte 4 · since CUDA 12.5 */
+  /** `CUpti_ActivityFlag` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: CUpti_ActivityFlag;
-  /** `uint64_t` at byte 8 · since CUDA 12.5 */
+  /** `uint64_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   globalMemoryBandwidth: number | bigint;
-  /** `uint64_t` at byte 16 · since CUDA 12.5 */
+  /** `uint64_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   globalMemorySize: number | bigint;
-  /** `uint32_t` at byte 24 · since CUDA 12.5 */
+  /** `uint32_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   constantMemorySize: number;
-  /** `uint32_t` at byte 28 · since CUDA 12.5 */
+  /** `uint32_t` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   l2CacheSize: number;
-  /** `uint32_t` at byte 32 · since CUDA 12.5 */
+  /** `uint32_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   numThreadsPerWarp: number;
-  /** `uint32_t` at byte 36 · since CUDA 12.5 */
+  /** `uint32_t` at byte 36 · added after CUDA 11.8; present in CUDA 12.5 */
   coreClockRate: number;
-  /** `uint32_t` at byte 40 · since CUDA 12.5 */
+  /** `uint32_t` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   numMemcpyEngines: number;
-  /** `uint32_t` at byte 44 · since CUDA 12.5 */
+  /** `uint32_t` at byte 44 · added after CUDA 11.8; present in CUDA 12.5 */
   numMultiprocessors: number;
-  /** `uint32_t` at byte 48 · since CUDA 12.5 */
+  /** `uint32_t` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   maxIPC: number;
-  /** `uint32_t` at byte 52 · since CUDA 12.5 */
+  /** `uint32_t` at byte 52 · added after CUDA 11.8; present in CUDA 12.5 */
   maxWarpsPerMultiprocessor: number;
-  /** `uint32_t` at byte 56 · since CUDA 12.5 */
+  /** `uint32_t` at byte 56 · added after CUDA 11.8; present in CUDA 12.5 */
   maxBlocksPerMultiprocessor: number;
-  /** `uint32_t` at byte 60 · since CUDA 12.5 */
+  /** `uint32_t` at byte 60 · added after CUDA 11.8; present in CUDA 12.5 */
   maxSharedMemoryPerMultiprocessor: number;
-  /** `uint32_t` at byte 64 · since CUDA 12.5 */
+  /** `uint32_t` at byte 64 · added after CUDA 11.8; present in CUDA 12.5 */
   maxRegistersPerMultiprocessor: number;
-  /** `uint32_t` at byte 68 · since CUDA 12.5 */
+  /** `uint32_t` at byte 68 · added after CUDA 11.8; present in CUDA 12.5 */
   maxRegistersPerBlock: number;
-  /** `uint32_t` at byte 72 · since CUDA 12.5 */
+  /** `uint32_t` at byte 72 · added after CUDA 11.8; present in CUDA 12.5 */
   maxSharedMemoryPerBlock: number;
-  /** `uint32_t` at byte 76 · since CUDA 12.5 */
+  /** `uint32_t` at byte 76 · added after CUDA 11.8; present in CUDA 12.5 */
   maxThreadsPerBlock: number;
-  /** `uint32_t` at byte 80 · since CUDA 12.5 */
+  /** `uint32_t` at byte 80 · added after CUDA 11.8; present in CUDA 12.5 */
   maxBlockDimX: number;
-  /** `uint32_t` at byte 84 · since CUDA 12.5 */
+  /** `uint32_t` at byte 84 · added after CUDA 11.8; present in CUDA 12.5 */
   maxBlockDimY: number;
-  /** `uint32_t` at byte 88 · since CUDA 12.5 */
+  /** `uint32_t` at byte 88 · added after CUDA 11.8; present in CUDA 12.5 */
   maxBlockDimZ: number;
-  /** `uint32_t` at byte 92 · since CUDA 12.5 */
+  /** `uint32_t` at byte 92 · added after CUDA 11.8; present in CUDA 12.5 */
   maxGridDimX: number;
-  /** `uint32_t` at byte 96 · since CUDA 12.5 */
+  /** `uint32_t` at byte 96 · added after CUDA 11.8; present in CUDA 12.5 */
   maxGridDimY: number;
-  /** `uint32_t` at byte 100 · since CUDA 12.5 */
+  /** `uint32_t` at byte 100 · added after CUDA 11.8; present in CUDA 12.5 */
   maxGridDimZ: number;
-  /** `uint32_t` at byte 104 · since CUDA 12.5 */
+  /** `uint32_t` at byte 104 · added after CUDA 11.8; present in CUDA 12.5 */
   computeCapabilityMajor: number;
-  /** `uint32_t` at byte 108 · since CUDA 12.5 */
+  /** `uint32_t` at byte 108 · added after CUDA 11.8; present in CUDA 12.5 */
   computeCapabilityMinor: number;
-  /** `uint32_t` at byte 112 · since CUDA 12.5 */
+  /** `uint32_t` at byte 112 · added after CUDA 11.8; present in CUDA 12.5 */
   id: number;
-  /** `uint32_t` at byte 116 · since CUDA 12.5 */
+  /** `uint32_t` at byte 116 · added after CUDA 11.8; present in CUDA 12.5 */
   eccEnabled: number;
-  /** `CUuuid` at byte 120 · since CUDA 12.5 */
+  /** `CUuuid` at byte 120 · added after CUDA 11.8; present in CUDA 12.5 */
   uuid: CUuuid_st;
-  /** `const char *` at byte 136 · since CUDA 12.5 */
+  /** `const char *` at byte 136 · added after CUDA 11.8; present in CUDA 12.5 */
   name: number;
-  /** `uint8_t` at byte 144 · since CUDA 12.5 */
+  /** `uint8_t` at byte 144 · added after CUDA 11.8; present in CUDA 12.5 */
   isCudaVisible: number;
-  /** `uint8_t` at byte 145 · since CUDA 12.5 */
+  /** `uint8_t` at byte 145 · added after CUDA 11.8; present in CUDA 12.5 */
   isMigEnabled: number;
-  /** `uint8_t [6]` at byte 146 · since CUDA 12.5 */
+  /** `uint8_t [6]` at byte 146 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number[];
-  /** `uint32_t` at byte 152 · since CUDA 12.5 */
+  /** `uint32_t` at byte 152 · added after CUDA 11.8; present in CUDA 12.5 */
   gpuInstanceId: number;
-  /** `uint32_t` at byte 156 · since CUDA 12.5 */
+  /** `uint32_t` at byte 156 · added after CUDA 11.8; present in CUDA 12.5 */
   computeInstanceId: number;
-  /** `CUuuid` at byte 160 · since CUDA 12.5 */
+  /** `CUuuid` at byte 160 · added after CUDA 11.8; present in CUDA 12.5 */
   migUuid: CUuuid_st;
-  /** `uint32_t` at byte 176 · since CUDA 12.5 */
+  /** `uint32_t` at byte 176 · added after CUDA 11.8; present in CUDA 12.5 */
   isNumaNode: number;
-  /** `uint32_t` at byte 180 · since CUDA 12.5 */
+  /** `uint32_t` at byte 180 · added after CUDA 11.8; present in CUDA 12.5 */
   numaId: number;
 }
 /** `struct CUpti_ActivityDeviceAttribute` · 24 bytes, align 8 · cupti_activity.h */
@@ -3350,27 +3350,27 @@ export interface CUpti_ActivityGraphTrace {
 }
 /** `struct CUpti_ActivityGraphTrace2` · 56 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityGraphTrace2 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `uint32_t` at byte 4 · since CUDA 12.5 */
+  /** `uint32_t` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   correlationId: number;
-  /** `uint64_t` at byte 8 · since CUDA 12.5 */
+  /** `uint64_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   start: number | bigint;
-  /** `uint64_t` at byte 16 · since CUDA 12.5 */
+  /** `uint64_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   end: number | bigint;
-  /** `uint32_t` at byte 24 · since CUDA 12.5 */
+  /** `uint32_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceId: number;
-  /** `uint32_t` at byte 28 · since CUDA 12.5 */
+  /** `uint32_t` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   graphId: number;
-  /** `uint32_t` at byte 32 · since CUDA 12.5 */
+  /** `uint32_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   contextId: number;
-  /** `uint32_t` at byte 36 · since CUDA 12.5 */
+  /** `uint32_t` at byte 36 · added after CUDA 11.8; present in CUDA 12.5 */
   streamId: number;
-  /** `void *` at byte 40 · since CUDA 12.5 */
+  /** `void *` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number;
-  /** `uint32_t` at byte 48 · since CUDA 12.5 */
+  /** `uint32_t` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   endDeviceId: number;
-  /** `uint32_t` at byte 52 · since CUDA 12.5 */
+  /** `uint32_t` at byte 52 · added after CUDA 11.8; present in CUDA 12.5 */
   endContextId: number;
 }
 /** `struct CUpti_ActivityInstantaneousEvent` · 32 bytes, align 8 · cupti_activity.h */
@@ -3506,31 +3506,31 @@ export interface CUpti_ActivityJit {
 }
 /** `struct CUpti_ActivityJit2` · 72 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityJit2 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `CUpti_ActivityJitEntryType` at byte 4 · since CUDA 12.5 */
+  /** `CUpti_ActivityJitEntryType` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   jitEntryType: CUpti_ActivityJitEntryType;
-  /** `CUpti_ActivityJitOperationType` at byte 8 · since CUDA 12.5 */
+  /** `CUpti_ActivityJitOperationType` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   jitOperationType: CUpti_ActivityJitOperationType;
-  /** `uint32_t` at byte 12 · since CUDA 12.5 */
+  /** `uint32_t` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceId: number;
-  /** `uint64_t` at byte 16 · since CUDA 12.5 */
+  /** `uint64_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   start: number | bigint;
-  /** `uint64_t` at byte 24 · since CUDA 12.5 */
+  /** `uint64_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   end: number | bigint;
-  /** `uint32_t` at byte 32 · since CUDA 12.5 */
+  /** `uint32_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   correlationId: number;
-  /** `uint32_t` at byte 36 · since CUDA 12.5 */
+  /** `uint32_t` at byte 36 · added after CUDA 11.8; present in CUDA 12.5 */
   padding: number;
-  /** `uint64_t` at byte 40 · since CUDA 12.5 */
+  /** `uint64_t` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   jitOperationCorrelationId: number | bigint;
-  /** `uint64_t` at byte 48 · since CUDA 12.5 */
+  /** `uint64_t` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   cacheSize: number | bigint;
-  /** `const char *` at byte 56 · since CUDA 12.5 */
+  /** `const char *` at byte 56 · added after CUDA 11.8; present in CUDA 12.5 */
   cachePath: number;
-  /** `uint32_t` at byte 64 · since CUDA 12.5 */
+  /** `uint32_t` at byte 64 · added after CUDA 11.8; present in CUDA 12.5 */
   processId: number;
-  /** `uint32_t` at byte 68 · since CUDA 12.5 */
+  /** `uint32_t` at byte 68 · added after CUDA 11.8; present in CUDA 12.5 */
   threadId: number;
 }
 /** `struct CUpti_ActivityKernel` · 104 bytes, align 8 · cupti_activity_deprecated.h */
@@ -4113,97 +4113,97 @@ export interface CUpti_ActivityKernel8_cacheConfig_config {
 }
 /** `struct CUpti_ActivityKernel9` · 208 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityKernel9 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `union CUpti_ActivityKernel9_cacheConfig` at byte 4 · since CUDA 12.5 */
+  /** `union CUpti_ActivityKernel9_cacheConfig` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   cacheConfig: CUpti_ActivityKernel9_cacheConfig;
-  /** `uint8_t` at byte 5 · since CUDA 12.5 */
+  /** `uint8_t` at byte 5 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemoryConfig: number;
-  /** `uint16_t` at byte 6 · since CUDA 12.5 */
+  /** `uint16_t` at byte 6 · added after CUDA 11.8; present in CUDA 12.5 */
   registersPerThread: number;
-  /** `CUpti_ActivityPartitionedGlobalCacheConfig` at byte 8 · since CUDA 12.5 */
+  /** `CUpti_ActivityPartitionedGlobalCacheConfig` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   partitionedGlobalCacheRequested: CUpti_ActivityPartitionedGlobalCacheConfig;
-  /** `CUpti_ActivityPartitionedGlobalCacheConfig` at byte 12 · since CUDA 12.5 */
+  /** `CUpti_ActivityPartitionedGlobalCacheConfig` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   partitionedGlobalCacheExecuted: CUpti_ActivityPartitionedGlobalCacheConfig;
-  /** `uint64_t` at byte 16 · since CUDA 12.5 */
+  /** `uint64_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   start: number | bigint;
-  /** `uint64_t` at byte 24 · since CUDA 12.5 */
+  /** `uint64_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   end: number | bigint;
-  /** `uint64_t` at byte 32 · since CUDA 12.5 */
+  /** `uint64_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   completed: number | bigint;
-  /** `uint32_t` at byte 40 · since CUDA 12.5 */
+  /** `uint32_t` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceId: number;
-  /** `uint32_t` at byte 44 · since CUDA 12.5 */
+  /** `uint32_t` at byte 44 · added after CUDA 11.8; present in CUDA 12.5 */
   contextId: number;
-  /** `uint32_t` at byte 48 · since CUDA 12.5 */
+  /** `uint32_t` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   streamId: number;
-  /** `int32_t` at byte 52 · since CUDA 12.5 */
+  /** `int32_t` at byte 52 · added after CUDA 11.8; present in CUDA 12.5 */
   gridX: number;
-  /** `int32_t` at byte 56 · since CUDA 12.5 */
+  /** `int32_t` at byte 56 · added after CUDA 11.8; present in CUDA 12.5 */
   gridY: number;
-  /** `int32_t` at byte 60 · since CUDA 12.5 */
+  /** `int32_t` at byte 60 · added after CUDA 11.8; present in CUDA 12.5 */
   gridZ: number;
-  /** `int32_t` at byte 64 · since CUDA 12.5 */
+  /** `int32_t` at byte 64 · added after CUDA 11.8; present in CUDA 12.5 */
   blockX: number;
-  /** `int32_t` at byte 68 · since CUDA 12.5 */
+  /** `int32_t` at byte 68 · added after CUDA 11.8; present in CUDA 12.5 */
   blockY: number;
-  /** `int32_t` at byte 72 · since CUDA 12.5 */
+  /** `int32_t` at byte 72 · added after CUDA 11.8; present in CUDA 12.5 */
   blockZ: number;
-  /** `int32_t` at byte 76 · since CUDA 12.5 */
+  /** `int32_t` at byte 76 · added after CUDA 11.8; present in CUDA 12.5 */
   staticSharedMemory: number;
-  /** `int32_t` at byte 80 · since CUDA 12.5 */
+  /** `int32_t` at byte 80 · added after CUDA 11.8; present in CUDA 12.5 */
   dynamicSharedMemory: number;
-  /** `uint32_t` at byte 84 · since CUDA 12.5 */
+  /** `uint32_t` at byte 84 · added after CUDA 11.8; present in CUDA 12.5 */
   localMemoryPerThread: number;
-  /** `uint32_t` at byte 88 · since CUDA 12.5 */
+  /** `uint32_t` at byte 88 · added after CUDA 11.8; present in CUDA 12.5 */
   localMemoryTotal: number;
-  /** `uint32_t` at byte 92 · since CUDA 12.5 */
+  /** `uint32_t` at byte 92 · added after CUDA 11.8; present in CUDA 12.5 */
   correlationId: number;
-  /** `int64_t` at byte 96 · since CUDA 12.5 */
+  /** `int64_t` at byte 96 · added after CUDA 11.8; present in CUDA 12.5 */
   gridId: number | bigint;
-  /** `const char *` at byte 104 · since CUDA 12.5 */
+  /** `const char *` at byte 104 · added after CUDA 11.8; present in CUDA 12.5 */
   name: number;
-  /** `void *` at byte 112 · since CUDA 12.5 */
+  /** `void *` at byte 112 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved0: number;
-  /** `uint64_t` at byte 120 · since CUDA 12.5 */
+  /** `uint64_t` at byte 120 · added after CUDA 11.8; present in CUDA 12.5 */
   queued: number | bigint;
-  /** `uint64_t` at byte 128 · since CUDA 12.5 */
+  /** `uint64_t` at byte 128 · added after CUDA 11.8; present in CUDA 12.5 */
   submitted: number | bigint;
-  /** `uint8_t` at byte 136 · since CUDA 12.5 */
+  /** `uint8_t` at byte 136 · added after CUDA 11.8; present in CUDA 12.5 */
   launchType: number;
-  /** `uint8_t` at byte 137 · since CUDA 12.5 */
+  /** `uint8_t` at byte 137 · added after CUDA 11.8; present in CUDA 12.5 */
   isSharedMemoryCarveoutRequested: number;
-  /** `uint8_t` at byte 138 · since CUDA 12.5 */
+  /** `uint8_t` at byte 138 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemoryCarveoutRequested: number;
-  /** `uint8_t` at byte 139 · since CUDA 12.5 */
+  /** `uint8_t` at byte 139 · added after CUDA 11.8; present in CUDA 12.5 */
   padding: number;
-  /** `uint32_t` at byte 140 · since CUDA 12.5 */
+  /** `uint32_t` at byte 140 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemoryExecuted: number;
-  /** `uint64_t` at byte 144 · since CUDA 12.5 */
+  /** `uint64_t` at byte 144 · added after CUDA 11.8; present in CUDA 12.5 */
   graphNodeId: number | bigint;
-  /** `CUpti_FuncShmemLimitConfig` at byte 152 · since CUDA 12.5 */
+  /** `CUpti_FuncShmemLimitConfig` at byte 152 · added after CUDA 11.8; present in CUDA 12.5 */
   shmemLimitConfig: CUpti_FuncShmemLimitConfig;
-  /** `uint32_t` at byte 156 · since CUDA 12.5 */
+  /** `uint32_t` at byte 156 · added after CUDA 11.8; present in CUDA 12.5 */
   graphId: number;
-  /** `CUaccessPolicyWindow *` at byte 160 · since CUDA 12.5 */
+  /** `CUaccessPolicyWindow *` at byte 160 · added after CUDA 11.8; present in CUDA 12.5 */
   pAccessPolicyWindow: number;
-  /** `uint32_t` at byte 168 · since CUDA 12.5 */
+  /** `uint32_t` at byte 168 · added after CUDA 11.8; present in CUDA 12.5 */
   channelID: number;
-  /** `CUpti_ChannelType` at byte 172 · since CUDA 12.5 */
+  /** `CUpti_ChannelType` at byte 172 · added after CUDA 11.8; present in CUDA 12.5 */
   channelType: CUpti_ChannelType;
-  /** `uint32_t` at byte 176 · since CUDA 12.5 */
+  /** `uint32_t` at byte 176 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterX: number;
-  /** `uint32_t` at byte 180 · since CUDA 12.5 */
+  /** `uint32_t` at byte 180 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterY: number;
-  /** `uint32_t` at byte 184 · since CUDA 12.5 */
+  /** `uint32_t` at byte 184 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterZ: number;
-  /** `uint32_t` at byte 188 · since CUDA 12.5 */
+  /** `uint32_t` at byte 188 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterSchedulingPolicy: number;
-  /** `uint64_t` at byte 192 · since CUDA 12.5 */
+  /** `uint64_t` at byte 192 · added after CUDA 11.8; present in CUDA 12.5 */
   localMemoryTotal_v2: number | bigint;
-  /** `uint32_t` at byte 200 · since CUDA 12.5 */
+  /** `uint32_t` at byte 200 · added after CUDA 11.8; present in CUDA 12.5 */
   maxPotentialClusterSize: number;
-  /** `uint32_t` at byte 204 · since CUDA 12.5 */
+  /** `uint32_t` at byte 204 · added after CUDA 11.8; present in CUDA 12.5 */
   maxActiveClusters: number;
 }
 /** `struct CUpti_ActivityKernel9_cacheConfig_config` · 1 bytes, align 1 · cupti_activity.h */
@@ -5388,51 +5388,51 @@ export interface CUpti_ActivityOverhead {
 }
 /** `struct CUpti_ActivityOverhead2` · 48 bytes, align 8 · cupti_activity_deprecated.h */
 export interface CUpti_ActivityOverhead2 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `CUpti_ActivityOverheadKind` at byte 4 · since CUDA 12.5 */
+  /** `CUpti_ActivityOverheadKind` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   overheadKind: CUpti_ActivityOverheadKind;
-  /** `CUpti_ActivityObjectKind` at byte 8 · since CUDA 12.5 */
+  /** `CUpti_ActivityObjectKind` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   objectKind: CUpti_ActivityObjectKind;
-  /** `CUpti_ActivityObjectKindId` at byte 12 · since CUDA 12.5 */
+  /** `CUpti_ActivityObjectKindId` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   objectId: CUpti_ActivityObjectKindId;
-  /** `uint64_t` at byte 24 · since CUDA 12.5 */
+  /** `uint64_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   start: number | bigint;
-  /** `uint64_t` at byte 32 · since CUDA 12.5 */
+  /** `uint64_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   end: number | bigint;
-  /** `uint32_t` at byte 40 · since CUDA 12.5 */
+  /** `uint32_t` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   correlationId: number;
-  /** `uint32_t` at byte 44 · since CUDA 12.5 */
+  /** `uint32_t` at byte 44 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved0: number;
 }
 /** `struct CUpti_ActivityOverhead3` · 56 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityOverhead3 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `CUpti_ActivityOverheadKind` at byte 4 · since CUDA 12.5 */
+  /** `CUpti_ActivityOverheadKind` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   overheadKind: CUpti_ActivityOverheadKind;
-  /** `CUpti_ActivityObjectKind` at byte 8 · since CUDA 12.5 */
+  /** `CUpti_ActivityObjectKind` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   objectKind: CUpti_ActivityObjectKind;
-  /** `CUpti_ActivityObjectKindId` at byte 12 · since CUDA 12.5 */
+  /** `CUpti_ActivityObjectKindId` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   objectId: CUpti_ActivityObjectKindId;
-  /** `uint64_t` at byte 24 · since CUDA 12.5 */
+  /** `uint64_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   start: number | bigint;
-  /** `uint64_t` at byte 32 · since CUDA 12.5 */
+  /** `uint64_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   end: number | bigint;
-  /** `uint32_t` at byte 40 · since CUDA 12.5 */
+  /** `uint32_t` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   correlationId: number;
-  /** `uint32_t` at byte 44 · since CUDA 12.5 */
+  /** `uint32_t` at byte 44 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved0: number;
-  /** `void *` at byte 48 · since CUDA 12.5 */
+  /** `void *` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   overheadData: number;
 }
 /** `struct CUpti_ActivityOverheadCommandBufferFullData` · 12 bytes, align 4 · cupti_activity.h */
 export interface CUpti_ActivityOverheadCommandBufferFullData {
-  /** `uint32_t` at byte 0 · since CUDA 12.5 */
+  /** `uint32_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   commandBufferLength: number;
-  /** `uint32_t` at byte 4 · since CUDA 12.5 */
+  /** `uint32_t` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   channelID: number;
-  /** `uint32_t` at byte 8 · since CUDA 12.5 */
+  /** `uint32_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   channelType: number;
 }
 /** `struct CUpti_ActivityPCSampling` · 32 bytes, align 8 · cupti_activity_deprecated.h */
@@ -5788,23 +5788,23 @@ export interface CUpti_ResourceData {
 }
 /** `struct CUpti_StateData` · 16 bytes, align 8 · cupti_callbacks.h */
 export interface CUpti_StateData {
-  /** `union CUpti_StateData_anon0` at byte 0 · since CUDA 12.5 */
+  /** `union CUpti_StateData_anon0` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   anon0: CUpti_StateData_anon0;
 }
 /** `struct CUpti_StateData_anon0_notification` · 16 bytes, align 8 · cupti_callbacks.h */
 export interface CUpti_StateData_anon0_notification {
-  /** `CUptiResult` at byte 0 · since CUDA 12.5 */
+  /** `CUptiResult` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   result: CUptiResult;
-  /** `const char *` at byte 8 · since CUDA 12.5 */
+  /** `const char *` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   message: number;
 }
 /** `struct CUpti_StreamAttrData` · 24 bytes, align 8 · cupti_callbacks.h */
 export interface CUpti_StreamAttrData {
-  /** `CUstream` at byte 0 · since CUDA 12.5 */
+  /** `CUstream` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   stream: CUstream;
-  /** `CUstreamAttrID` at byte 8 · since CUDA 12.5 */
+  /** `CUstreamAttrID` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   attr: CUstreamAttrID;
-  /** `const CUstreamAttrValue *` at byte 16 · since CUDA 12.5 */
+  /** `const CUstreamAttrValue *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   value: number;
 }
 /** `struct CUpti_SynchronizeData` · 16 bytes, align 8 · cupti_callbacks.h */
@@ -5821,33 +5821,33 @@ export interface CUuuid_st {
 }
 /** `union CUlaunchAttributeValue_union` · 64 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union {
-  /** `char [64]` at byte 0 · since CUDA 12.5 */
+  /** `char [64]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   pad: number[];
-  /** `CUaccessPolicyWindow` at byte 0 · since CUDA 12.5 */
+  /** `CUaccessPolicyWindow` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   accessPolicyWindow: CUaccessPolicyWindow_st;
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   cooperative: number;
-  /** `CUsynchronizationPolicy` at byte 0 · since CUDA 12.5 */
+  /** `CUsynchronizationPolicy` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   syncPolicy: CUsynchronizationPolicy;
-  /** `struct CUlaunchAttributeValue_union_clusterDim` at byte 0 · since CUDA 12.5 */
+  /** `struct CUlaunchAttributeValue_union_clusterDim` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterDim: CUlaunchAttributeValue_union_clusterDim;
-  /** `CUclusterSchedulingPolicy` at byte 0 · since CUDA 12.5 */
+  /** `CUclusterSchedulingPolicy` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy;
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   programmaticStreamSerializationAllowed: number;
-  /** `struct CUlaunchAttributeValue_union_programmaticEvent` at byte 0 · since CUDA 12.5 */
+  /** `struct CUlaunchAttributeValue_union_programmaticEvent` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   programmaticEvent: CUlaunchAttributeValue_union_programmaticEvent;
-  /** `struct CUlaunchAttributeValue_union_launchCompletionEvent` at byte 0 · since CUDA 12.5 */
+  /** `struct CUlaunchAttributeValue_union_launchCompletionEvent` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   launchCompletionEvent: CUlaunchAttributeValue_union_launchCompletionEvent;
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   priority: number;
-  /** `CUlaunchMemSyncDomainMap` at byte 0 · since CUDA 12.5 */
+  /** `CUlaunchMemSyncDomainMap` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memSyncDomainMap: CUlaunchMemSyncDomainMap_st;
-  /** `CUlaunchMemSyncDomain` at byte 0 · since CUDA 12.5 */
+  /** `CUlaunchMemSyncDomain` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memSyncDomain: CUlaunchMemSyncDomain;
-  /** `struct CUlaunchAttributeValue_union_deviceUpdatableKernelNode` at byte 0 · since CUDA 12.5 */
+  /** `struct CUlaunchAttributeValue_union_deviceUpdatableKernelNode` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceUpdatableKernelNode: CUlaunchAttributeValue_union_deviceUpdatableKernelNode;
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemCarveout: number;
 }
 /** `union CUpti_ActivityCdpKernel_cacheConfig` · 1 bytes, align 1 · cupti_activity.h */
@@ -5939,9 +5939,9 @@ export interface CUpti_ActivityKernel8_cacheConfig {
 }
 /** `union CUpti_ActivityKernel9_cacheConfig` · 1 bytes, align 1 · cupti_activity.h */
 export interface CUpti_ActivityKernel9_cacheConfig {
-  /** `uint8_t` at byte 0 · since CUDA 12.5 */
+  /** `uint8_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   both: number;
-  /** `struct CUpti_ActivityKernel9_cacheConfig_config` at byte 0 · since CUDA 12.5 */
+  /** `struct CUpti_ActivityKernel9_cacheConfig_config` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   config: CUpti_ActivityKernel9_cacheConfig_config;
 }
 /** `union CUpti_ActivityMemory2_memoryPoolConfig_pool` · 8 bytes, align 8 · cupti_activity_deprecated.h */
@@ -6057,7 +6057,7 @@ export interface CUpti_ResourceData_resourceHandle {
 }
 /** `union CUpti_StateData_anon0` · 16 bytes, align 8 · cupti_callbacks.h */
 export interface CUpti_StateData_anon0 {
-  /** `struct CUpti_StateData_anon0_notification` at byte 0 · since CUDA 12.5 */
+  /** `struct CUpti_StateData_anon0_notification` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   notification: CUpti_StateData_anon0_notification;
 }
 

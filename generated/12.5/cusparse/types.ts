@@ -59,7 +59,7 @@ export declare enum cusparseColorAlg_t {
 
 /** `enum cusparseCsr2CscAlg_t` · cusparse.h · CUDA 12.5 */
 export declare enum cusparseCsr2CscAlg_t {
-  /** since CUDA 12.5 */ CUSPARSE_CSR2CSC_ALG_DEFAULT = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_CSR2CSC_ALG_DEFAULT = 1,
   CUSPARSE_CSR2CSC_ALG1 = 1,
 }
 
@@ -92,8 +92,8 @@ export declare enum cusparseFormat_t {
   CUSPARSE_FORMAT_CSC = 2,
   CUSPARSE_FORMAT_COO = 3,
   CUSPARSE_FORMAT_BLOCKED_ELL = 5,
-  /** since CUDA 12.5 */ CUSPARSE_FORMAT_BSR = 6,
-  /** since CUDA 12.5 */ CUSPARSE_FORMAT_SLICED_ELLPACK = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_FORMAT_BSR = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_FORMAT_SLICED_ELLPACK = 7,
 }
 
 /** `enum cusparseIndexBase_t` · cusparse.h · CUDA 12.5 */
@@ -152,9 +152,9 @@ export declare enum cusparseSpGEMMAlg_t {
   CUSPARSE_SPGEMM_DEFAULT = 0,
   CUSPARSE_SPGEMM_CSR_ALG_DETERMINITIC = 1,
   CUSPARSE_SPGEMM_CSR_ALG_NONDETERMINITIC = 2,
-  /** since CUDA 12.5 */ CUSPARSE_SPGEMM_ALG1 = 3,
-  /** since CUDA 12.5 */ CUSPARSE_SPGEMM_ALG2 = 4,
-  /** since CUDA 12.5 */ CUSPARSE_SPGEMM_ALG3 = 5,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPGEMM_ALG1 = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPGEMM_ALG2 = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPGEMM_ALG3 = 5,
 }
 
 /** `enum cusparseSpMMAlg_t` · cusparse.h · CUDA 12.5 */
@@ -182,7 +182,7 @@ export declare enum cusparseSpMVAlg_t {
   CUSPARSE_SPMV_CSR_ALG2 = 3,
   CUSPARSE_SPMV_COO_ALG1 = 1,
   CUSPARSE_SPMV_COO_ALG2 = 4,
-  /** since CUDA 12.5 */ CUSPARSE_SPMV_SELL_ALG1 = 5,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPMV_SELL_ALG1 = 5,
 }
 
 /** `enum cusparseSpMatAttribute_t` · cusparse.h · CUDA 12.5 */
@@ -198,8 +198,8 @@ export declare enum cusparseSpSMAlg_t {
 
 /** `enum cusparseSpSMUpdate_t` · cusparse.h · CUDA 12.5 */
 export declare enum cusparseSpSMUpdate_t {
-  /** since CUDA 12.5 */ CUSPARSE_SPSM_UPDATE_GENERAL = 0,
-  /** since CUDA 12.5 */ CUSPARSE_SPSM_UPDATE_DIAGONAL = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPSM_UPDATE_GENERAL = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPSM_UPDATE_DIAGONAL = 1,
 }
 
 /** `enum cusparseSpSVAlg_t` · cusparse.h · CUDA 12.5 */
@@ -209,8 +209,8 @@ export declare enum cusparseSpSVAlg_t {
 
 /** `enum cusparseSpSVUpdate_t` · cusparse.h · CUDA 12.5 */
 export declare enum cusparseSpSVUpdate_t {
-  /** since CUDA 12.5 */ CUSPARSE_SPSV_UPDATE_GENERAL = 0,
-  /** since CUDA 12.5 */ CUSPARSE_SPSV_UPDATE_DIAGONAL = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPSV_UPDATE_GENERAL = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPSV_UPDATE_DIAGONAL = 1,
 }
 
 /** `enum cusparseSparseToDenseAlg_t` · cusparse.h · CUDA 12.5 */

@@ -11,13 +11,13 @@ export const HEADER_VERSION = 12050;
 
 /** `enum CUCoredumpGenerationFlags` · cuda.h · CUDA 12.5 */
 export declare enum CUCoredumpGenerationFlags {
-  /** since CUDA 12.5 */ CU_COREDUMP_DEFAULT_FLAGS = 0,
-  /** since CUDA 12.5 */ CU_COREDUMP_SKIP_NONRELOCATED_ELF_IMAGES = 1,
-  /** since CUDA 12.5 */ CU_COREDUMP_SKIP_GLOBAL_MEMORY = 2,
-  /** since CUDA 12.5 */ CU_COREDUMP_SKIP_SHARED_MEMORY = 4,
-  /** since CUDA 12.5 */ CU_COREDUMP_SKIP_LOCAL_MEMORY = 8,
-  /** 0x10 · since CUDA 12.5 */ CU_COREDUMP_SKIP_ABORT = 16,
-  /** since CUDA 12.5 */ CU_COREDUMP_LIGHTWEIGHT_FLAGS = 15,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_DEFAULT_FLAGS = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_SKIP_NONRELOCATED_ELF_IMAGES = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_SKIP_GLOBAL_MEMORY = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_SKIP_SHARED_MEMORY = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_SKIP_LOCAL_MEMORY = 8,
+  /** 0x10 · added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_SKIP_ABORT = 16,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_LIGHTWEIGHT_FLAGS = 15,
 }
 
 /** `enum CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS_enum` · cuda.h · CUDA 12.5 */
@@ -114,34 +114,34 @@ export declare enum CUarray_format {
   CU_AD_FORMAT_BC6H_SF16 = 156,
   CU_AD_FORMAT_BC7_UNORM = 157,
   CU_AD_FORMAT_BC7_UNORM_SRGB = 158,
-  /** since CUDA 12.5 */ CU_AD_FORMAT_P010 = 159,
-  /** since CUDA 12.5 */ CU_AD_FORMAT_P016 = 161,
-  /** since CUDA 12.5 */ CU_AD_FORMAT_NV16 = 162,
-  /** since CUDA 12.5 */ CU_AD_FORMAT_P210 = 163,
-  /** since CUDA 12.5 */ CU_AD_FORMAT_P216 = 164,
-  /** since CUDA 12.5 */ CU_AD_FORMAT_YUY2 = 165,
-  /** since CUDA 12.5 */ CU_AD_FORMAT_Y210 = 166,
-  /** since CUDA 12.5 */ CU_AD_FORMAT_Y216 = 167,
-  /** since CUDA 12.5 */ CU_AD_FORMAT_AYUV = 168,
-  /** since CUDA 12.5 */ CU_AD_FORMAT_Y410 = 169,
-  /** since CUDA 12.5 */ CU_AD_FORMAT_Y416 = 177,
-  /** since CUDA 12.5 */ CU_AD_FORMAT_Y444_PLANAR8 = 178,
-  /** since CUDA 12.5 */ CU_AD_FORMAT_Y444_PLANAR10 = 179,
-  /** 0x7fffffff · since CUDA 12.5 */ CU_AD_FORMAT_MAX = 2147483647,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_AD_FORMAT_P010 = 159,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_AD_FORMAT_P016 = 161,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_AD_FORMAT_NV16 = 162,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_AD_FORMAT_P210 = 163,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_AD_FORMAT_P216 = 164,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_AD_FORMAT_YUY2 = 165,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_AD_FORMAT_Y210 = 166,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_AD_FORMAT_Y216 = 167,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_AD_FORMAT_AYUV = 168,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_AD_FORMAT_Y410 = 169,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_AD_FORMAT_Y416 = 177,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_AD_FORMAT_Y444_PLANAR8 = 178,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_AD_FORMAT_Y444_PLANAR10 = 179,
+  /** 0x7fffffff · added after CUDA 11.8; present in CUDA 12.5 */ CU_AD_FORMAT_MAX = 2147483647,
 }
 export type CUarray_format_enum = CUarray_format;
 export declare const CUarray_format_enum: typeof CUarray_format;
 
 /** `enum CUasyncNotificationType_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUasyncNotificationType {
-  /** since CUDA 12.5 */ CU_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_ASYNC_NOTIFICATION_TYPE_OVER_BUDGET = 1,
 }
 export type CUasyncNotificationType_enum = CUasyncNotificationType;
 export declare const CUasyncNotificationType_enum: typeof CUasyncNotificationType;
 
 /** `enum CUcigDataType_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUcigDataType {
-  /** since CUDA 12.5 */ CIG_DATA_TYPE_D3D12_COMMAND_QUEUE = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CIG_DATA_TYPE_D3D12_COMMAND_QUEUE = 1,
 }
 export type CUcigDataType_enum = CUcigDataType;
 export declare const CUcigDataType_enum: typeof CUcigDataType;
@@ -166,14 +166,14 @@ export declare const CUcomputemode_enum: typeof CUcomputemode;
 
 /** `enum CUcoredumpSettings_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUcoredumpSettings {
-  /** since CUDA 12.5 */ CU_COREDUMP_ENABLE_ON_EXCEPTION = 1,
-  /** since CUDA 12.5 */ CU_COREDUMP_TRIGGER_HOST = 2,
-  /** since CUDA 12.5 */ CU_COREDUMP_LIGHTWEIGHT = 3,
-  /** since CUDA 12.5 */ CU_COREDUMP_ENABLE_USER_TRIGGER = 4,
-  /** since CUDA 12.5 */ CU_COREDUMP_FILE = 5,
-  /** since CUDA 12.5 */ CU_COREDUMP_PIPE = 6,
-  /** since CUDA 12.5 */ CU_COREDUMP_GENERATION_FLAGS = 7,
-  /** since CUDA 12.5 */ CU_COREDUMP_MAX = 8,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_ENABLE_ON_EXCEPTION = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_TRIGGER_HOST = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_LIGHTWEIGHT = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_ENABLE_USER_TRIGGER = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_FILE = 5,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_PIPE = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_GENERATION_FLAGS = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_COREDUMP_MAX = 8,
 }
 export type CUcoredumpSettings_enum = CUcoredumpSettings;
 export declare const CUcoredumpSettings_enum: typeof CUcoredumpSettings;
@@ -188,9 +188,9 @@ export declare enum CUctx_flags {
   CU_CTX_SCHED_MASK = 7,
   CU_CTX_MAP_HOST = 8,
   /** 0x10 */ CU_CTX_LMEM_RESIZE_TO_MAX = 16,
-  /** 0x20 · since CUDA 12.5 */ CU_CTX_COREDUMP_ENABLE = 32,
-  /** 0x40 · since CUDA 12.5 */ CU_CTX_USER_COREDUMP_ENABLE = 64,
-  /** 0x80 · since CUDA 12.5 */ CU_CTX_SYNC_MEMOPS = 128,
+  /** 0x20 · added after CUDA 11.8; present in CUDA 12.5 */ CU_CTX_COREDUMP_ENABLE = 32,
+  /** 0x40 · added after CUDA 11.8; present in CUDA 12.5 */ CU_CTX_USER_COREDUMP_ENABLE = 64,
+  /** 0x80 · added after CUDA 11.8; present in CUDA 12.5 */ CU_CTX_SYNC_MEMOPS = 128,
   /** 0xff */ CU_CTX_FLAGS_MASK = 255,
 }
 export type CUctx_flags_enum = CUctx_flags;
@@ -198,20 +198,20 @@ export declare const CUctx_flags_enum: typeof CUctx_flags;
 
 /** `enum CUdevResourceType` · cuda.h · CUDA 12.5 */
 export declare enum CUdevResourceType {
-  /** since CUDA 12.5 */ CU_DEV_RESOURCE_TYPE_INVALID = 0,
-  /** since CUDA 12.5 */ CU_DEV_RESOURCE_TYPE_SM = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEV_RESOURCE_TYPE_INVALID = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEV_RESOURCE_TYPE_SM = 1,
 }
 
 /** `enum CUdevSmResourceSplit_flags` · cuda.h · CUDA 12.5 */
 export declare enum CUdevSmResourceSplit_flags {
-  /** since CUDA 12.5 */ CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING = 1,
-  /** since CUDA 12.5 */ CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEV_SM_RESOURCE_SPLIT_MAX_POTENTIAL_CLUSTER_SIZE = 2,
 }
 
 /** `enum CUdeviceNumaConfig_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUdeviceNumaConfig {
-  /** since CUDA 12.5 */ CU_DEVICE_NUMA_CONFIG_NONE = 0,
-  /** since CUDA 12.5 */ CU_DEVICE_NUMA_CONFIG_NUMA_NODE = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_NUMA_CONFIG_NONE = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_NUMA_CONFIG_NUMA_NODE = 1,
 }
 export type CUdeviceNumaConfig_enum = CUdeviceNumaConfig;
 export declare const CUdeviceNumaConfig_enum: typeof CUdeviceNumaConfig;
@@ -325,9 +325,9 @@ export declare enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89,
   CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED = 90,
   CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 91,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 = 92,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1 = 93,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1 = 94,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 = 92,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1 = 93,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1 = 94,
   CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
   CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH = 96,
   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
@@ -359,17 +359,17 @@ export declare enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS = 122,
   CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR = 123,
   CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED = 125,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT = 126,
-  /** 0x7f · since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED = 127,
-  /** 0x80 · since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED = 128,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS = 129,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_NUMA_CONFIG = 130,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_NUMA_ID = 131,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 132,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MPS_ENABLED = 133,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID = 134,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED = 135,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED = 125,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT = 126,
+  /** 0x7f · added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED = 127,
+  /** 0x80 · added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED = 128,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS = 129,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_NUMA_CONFIG = 130,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_NUMA_ID = 131,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 132,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MPS_ENABLED = 133,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID = 134,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED = 135,
   CU_DEVICE_ATTRIBUTE_MAX = 136,
 }
 export type CUdevice_attribute_enum = CUdevice_attribute;
@@ -377,9 +377,9 @@ export declare const CUdevice_attribute_enum: typeof CUdevice_attribute;
 
 /** `enum CUdriverProcAddressQueryResult_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUdriverProcAddressQueryResult {
-  /** since CUDA 12.5 */ CU_GET_PROC_ADDRESS_SUCCESS = 0,
-  /** since CUDA 12.5 */ CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
-  /** since CUDA 12.5 */ CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_GET_PROC_ADDRESS_SUCCESS = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2,
 }
 export type CUdriverProcAddressQueryResult_enum = CUdriverProcAddressQueryResult;
 export declare const CUdriverProcAddressQueryResult_enum: typeof CUdriverProcAddressQueryResult;
@@ -510,9 +510,9 @@ export declare const CUfunc_cache_enum: typeof CUfunc_cache;
 
 /** `enum CUfunctionLoadingState_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUfunctionLoadingState {
-  /** since CUDA 12.5 */ CU_FUNCTION_LOADING_STATE_UNLOADED = 0,
-  /** since CUDA 12.5 */ CU_FUNCTION_LOADING_STATE_LOADED = 1,
-  /** since CUDA 12.5 */ CU_FUNCTION_LOADING_STATE_MAX = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_FUNCTION_LOADING_STATE_UNLOADED = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_FUNCTION_LOADING_STATE_LOADED = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_FUNCTION_LOADING_STATE_MAX = 2,
 }
 export type CUfunctionLoadingState_enum = CUfunctionLoadingState;
 export declare const CUfunctionLoadingState_enum: typeof CUfunctionLoadingState;
@@ -542,8 +542,8 @@ export declare const CUfunction_attribute_enum: typeof CUfunction_attribute;
 
 /** `enum CUgraphConditionalNodeType_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUgraphConditionalNodeType {
-  /** since CUDA 12.5 */ CU_GRAPH_COND_TYPE_IF = 0,
-  /** since CUDA 12.5 */ CU_GRAPH_COND_TYPE_WHILE = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_GRAPH_COND_TYPE_IF = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_GRAPH_COND_TYPE_WHILE = 1,
 }
 export type CUgraphConditionalNodeType_enum = CUgraphConditionalNodeType;
 export declare const CUgraphConditionalNodeType_enum: typeof CUgraphConditionalNodeType;
@@ -564,16 +564,16 @@ export declare enum CUgraphDebugDot_flags {
   /** 0x800 */ CU_GRAPH_DEBUG_DOT_FLAGS_MEM_ALLOC_NODE_PARAMS = 2048,
   /** 0x1000 */ CU_GRAPH_DEBUG_DOT_FLAGS_MEM_FREE_NODE_PARAMS = 4096,
   /** 0x2000 */ CU_GRAPH_DEBUG_DOT_FLAGS_BATCH_MEM_OP_NODE_PARAMS = 8192,
-  /** 0x4000 · since CUDA 12.5 */ CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO = 16384,
-  /** 0x8000 · since CUDA 12.5 */ CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS = 32768,
+  /** 0x4000 · added after CUDA 11.8; present in CUDA 12.5 */ CU_GRAPH_DEBUG_DOT_FLAGS_EXTRA_TOPO_INFO = 16384,
+  /** 0x8000 · added after CUDA 11.8; present in CUDA 12.5 */ CU_GRAPH_DEBUG_DOT_FLAGS_CONDITIONAL_NODE_PARAMS = 32768,
 }
 export type CUgraphDebugDot_flags_enum = CUgraphDebugDot_flags;
 export declare const CUgraphDebugDot_flags_enum: typeof CUgraphDebugDot_flags;
 
 /** `enum CUgraphDependencyType_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUgraphDependencyType {
-  /** since CUDA 12.5 */ CU_GRAPH_DEPENDENCY_TYPE_DEFAULT = 0,
-  /** since CUDA 12.5 */ CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_GRAPH_DEPENDENCY_TYPE_DEFAULT = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC = 1,
 }
 export type CUgraphDependencyType_enum = CUgraphDependencyType;
 export declare const CUgraphDependencyType_enum: typeof CUgraphDependencyType;
@@ -595,11 +595,11 @@ export declare const CUgraphExecUpdateResult_enum: typeof CUgraphExecUpdateResul
 
 /** `enum CUgraphInstantiateResult_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUgraphInstantiateResult {
-  /** since CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_SUCCESS = 0,
-  /** since CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_ERROR = 1,
-  /** since CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE = 2,
-  /** since CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED = 3,
-  /** since CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_MULTIPLE_CTXS_NOT_SUPPORTED = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_SUCCESS = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_ERROR = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_MULTIPLE_CTXS_NOT_SUPPORTED = 4,
 }
 export type CUgraphInstantiateResult_enum = CUgraphInstantiateResult;
 export declare const CUgraphInstantiateResult_enum: typeof CUgraphInstantiateResult;
@@ -607,8 +607,8 @@ export declare const CUgraphInstantiateResult_enum: typeof CUgraphInstantiateRes
 /** `enum CUgraphInstantiate_flags_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUgraphInstantiate_flags {
   CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH = 1,
-  /** since CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD = 2,
-  /** since CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH = 4,
   CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY = 8,
 }
 export type CUgraphInstantiate_flags_enum = CUgraphInstantiate_flags;
@@ -639,7 +639,7 @@ export declare enum CUgraphNodeType {
   CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10,
   CU_GRAPH_NODE_TYPE_MEM_FREE = 11,
   CU_GRAPH_NODE_TYPE_BATCH_MEM_OP = 12,
-  /** since CUDA 12.5 */ CU_GRAPH_NODE_TYPE_CONDITIONAL = 13,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_GRAPH_NODE_TYPE_CONDITIONAL = 13,
 }
 export type CUgraphNodeType_enum = CUgraphNodeType;
 export declare const CUgraphNodeType_enum: typeof CUgraphNodeType;
@@ -666,7 +666,7 @@ export declare const CUgraphicsRegisterFlags_enum: typeof CUgraphicsRegisterFlag
 
 /** `enum CUgreenCtxCreate_flags` · cuda.h · CUDA 12.5 */
 export declare enum CUgreenCtxCreate_flags {
-  /** since CUDA 12.5 */ CU_GREEN_CTX_DEFAULT_STREAM = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_GREEN_CTX_DEFAULT_STREAM = 1,
 }
 
 /** `enum CUipcMem_flags_enum` · cuda.h · CUDA 12.5 */
@@ -738,10 +738,10 @@ export declare enum CUjit_option {
   CU_JIT_REFERENCED_VARIABLE_NAMES = 27,
   CU_JIT_REFERENCED_VARIABLE_COUNT = 28,
   CU_JIT_OPTIMIZE_UNUSED_DEVICE_VARIABLES = 29,
-  /** since CUDA 12.5 */ CU_JIT_POSITION_INDEPENDENT_CODE = 30,
-  /** 0x1f · since CUDA 12.5 */ CU_JIT_MIN_CTA_PER_SM = 31,
-  /** 0x20 · since CUDA 12.5 */ CU_JIT_MAX_THREADS_PER_BLOCK = 32,
-  /** since CUDA 12.5 */ CU_JIT_OVERRIDE_DIRECTIVE_VALUES = 33,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_JIT_POSITION_INDEPENDENT_CODE = 30,
+  /** 0x1f · added after CUDA 11.8; present in CUDA 12.5 */ CU_JIT_MIN_CTA_PER_SM = 31,
+  /** 0x20 · added after CUDA 11.8; present in CUDA 12.5 */ CU_JIT_MAX_THREADS_PER_BLOCK = 32,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_JIT_OVERRIDE_DIRECTIVE_VALUES = 33,
   CU_JIT_NUM_OPTIONS = 34,
 }
 export type CUjit_option_enum = CUjit_option;
@@ -767,7 +767,7 @@ export declare enum CUjit_target {
   CU_TARGET_COMPUTE_87 = 87,
   CU_TARGET_COMPUTE_89 = 89,
   CU_TARGET_COMPUTE_90 = 90,
-  /** since CUDA 12.5 */ CU_TARGET_COMPUTE_90A = 65626,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TARGET_COMPUTE_90A = 65626,
 }
 export type CUjit_target_enum = CUjit_target;
 export declare const CUjit_target_enum: typeof CUjit_target;
@@ -783,28 +783,28 @@ export declare enum CUlaunchAttributeID {
   CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
   CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT = 7,
   CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14,
 }
 export type CUlaunchAttributeID_enum = CUlaunchAttributeID;
 export declare const CUlaunchAttributeID_enum: typeof CUlaunchAttributeID;
 
 /** `enum CUlaunchMemSyncDomain_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUlaunchMemSyncDomain {
-  /** since CUDA 12.5 */ CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT = 0,
-  /** since CUDA 12.5 */ CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE = 1,
 }
 export type CUlaunchMemSyncDomain_enum = CUlaunchMemSyncDomain;
 export declare const CUlaunchMemSyncDomain_enum: typeof CUlaunchMemSyncDomain;
 
 /** `enum CUlibraryOption_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUlibraryOption {
-  /** since CUDA 12.5 */ CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
-  /** since CUDA 12.5 */ CU_LIBRARY_BINARY_IS_PRESERVED = 1,
-  /** since CUDA 12.5 */ CU_LIBRARY_NUM_OPTIONS = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LIBRARY_BINARY_IS_PRESERVED = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LIBRARY_NUM_OPTIONS = 2,
 }
 export type CUlibraryOption_enum = CUlibraryOption;
 export declare const CUlibraryOption_enum: typeof CUlibraryOption;
@@ -818,9 +818,9 @@ export declare enum CUlimit {
   CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT = 4,
   CU_LIMIT_MAX_L2_FETCH_GRANULARITY = 5,
   CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 6,
-  /** since CUDA 12.5 */ CU_LIMIT_SHMEM_SIZE = 7,
-  /** since CUDA 12.5 */ CU_LIMIT_CIG_ENABLED = 8,
-  /** since CUDA 12.5 */ CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED = 9,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LIMIT_SHMEM_SIZE = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LIMIT_CIG_ENABLED = 8,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED = 9,
   CU_LIMIT_MAX = 10,
 }
 export type CUlimit_enum = CUlimit;
@@ -858,7 +858,7 @@ export declare enum CUmemAllocationHandleType {
   CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR = 1,
   CU_MEM_HANDLE_TYPE_WIN32 = 2,
   CU_MEM_HANDLE_TYPE_WIN32_KMT = 4,
-  /** since CUDA 12.5 */ CU_MEM_HANDLE_TYPE_FABRIC = 8,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_MEM_HANDLE_TYPE_FABRIC = 8,
   /** 0x7fffffff */ CU_MEM_HANDLE_TYPE_MAX = 2147483647,
 }
 export type CUmemAllocationHandleType_enum = CUmemAllocationHandleType;
@@ -893,9 +893,9 @@ export declare const CUmemHandleType_enum: typeof CUmemHandleType;
 export declare enum CUmemLocationType {
   CU_MEM_LOCATION_TYPE_INVALID = 0,
   CU_MEM_LOCATION_TYPE_DEVICE = 1,
-  /** since CUDA 12.5 */ CU_MEM_LOCATION_TYPE_HOST = 2,
-  /** since CUDA 12.5 */ CU_MEM_LOCATION_TYPE_HOST_NUMA = 3,
-  /** since CUDA 12.5 */ CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_MEM_LOCATION_TYPE_HOST = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_MEM_LOCATION_TYPE_HOST_NUMA = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT = 4,
   /** 0x7fffffff */ CU_MEM_LOCATION_TYPE_MAX = 2147483647,
 }
 export type CUmemLocationType_enum = CUmemLocationType;
@@ -949,10 +949,10 @@ export declare enum CUmem_range_attribute {
   CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION = 2,
   CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY = 3,
   CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION = 4,
-  /** since CUDA 12.5 */ CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE = 5,
-  /** since CUDA 12.5 */ CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID = 6,
-  /** since CUDA 12.5 */ CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE = 7,
-  /** since CUDA 12.5 */ CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID = 8,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE = 5,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID = 8,
 }
 export type CUmem_range_attribute_enum = CUmem_range_attribute;
 export declare const CUmem_range_attribute_enum: typeof CUmem_range_attribute;
@@ -977,8 +977,8 @@ export declare const CUmoduleLoadingMode_enum: typeof CUmoduleLoadingMode;
 
 /** `enum CUmulticastGranularity_flags_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUmulticastGranularity_flags {
-  /** since CUDA 12.5 */ CU_MULTICAST_GRANULARITY_MINIMUM = 0,
-  /** since CUDA 12.5 */ CU_MULTICAST_GRANULARITY_RECOMMENDED = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_MULTICAST_GRANULARITY_MINIMUM = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_MULTICAST_GRANULARITY_RECOMMENDED = 1,
 }
 export type CUmulticastGranularity_flags_enum = CUmulticastGranularity_flags;
 export declare const CUmulticastGranularity_flags_enum: typeof CUmulticastGranularity_flags;
@@ -1179,56 +1179,56 @@ export declare const CUsynchronizationPolicy_enum: typeof CUsynchronizationPolic
 
 /** `enum CUtensorMapDataType_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUtensorMapDataType {
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_INT32 = 3,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_INT64 = 5,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ = 10,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 = 11,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ = 12,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_INT32 = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_INT64 = 5,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ = 10,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 = 11,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ = 12,
 }
 export type CUtensorMapDataType_enum = CUtensorMapDataType;
 export declare const CUtensorMapDataType_enum: typeof CUtensorMapDataType;
 
 /** `enum CUtensorMapFloatOOBfill_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUtensorMapFloatOOBfill {
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA = 1,
 }
 export type CUtensorMapFloatOOBfill_enum = CUtensorMapFloatOOBfill;
 export declare const CUtensorMapFloatOOBfill_enum: typeof CUtensorMapFloatOOBfill;
 
 /** `enum CUtensorMapInterleave_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUtensorMapInterleave {
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_INTERLEAVE_16B = 1,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_INTERLEAVE_32B = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_INTERLEAVE_16B = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_INTERLEAVE_32B = 2,
 }
 export type CUtensorMapInterleave_enum = CUtensorMapInterleave;
 export declare const CUtensorMapInterleave_enum: typeof CUtensorMapInterleave;
 
 /** `enum CUtensorMapL2promotion_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUtensorMapL2promotion {
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_L2_PROMOTION_L2_64B = 1,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_L2_PROMOTION_NONE = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_L2_PROMOTION_L2_64B = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
 }
 export type CUtensorMapL2promotion_enum = CUtensorMapL2promotion;
 export declare const CUtensorMapL2promotion_enum: typeof CUtensorMapL2promotion;
 
 /** `enum CUtensorMapSwizzle_enum` · cuda.h · CUDA 12.5 */
 export declare enum CUtensorMapSwizzle {
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_SWIZZLE_NONE = 0,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_SWIZZLE_32B = 1,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_SWIZZLE_64B = 2,
-  /** since CUDA 12.5 */ CU_TENSOR_MAP_SWIZZLE_128B = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_SWIZZLE_32B = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_SWIZZLE_64B = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_TENSOR_MAP_SWIZZLE_128B = 3,
 }
 export type CUtensorMapSwizzle_enum = CUtensorMapSwizzle;
 export declare const CUtensorMapSwizzle_enum: typeof CUtensorMapSwizzle;
@@ -1306,7 +1306,7 @@ export declare enum CUresult {
   CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
   CUDA_ERROR_JIT_COMPILATION_DISABLED = 223,
   CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY = 224,
-  /** since CUDA 12.5 */ CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC = 225,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC = 225,
   CUDA_ERROR_INVALID_SOURCE = 300,
   CUDA_ERROR_FILE_NOT_FOUND = 301,
   CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND = 302,
@@ -1314,7 +1314,7 @@ export declare enum CUresult {
   CUDA_ERROR_OPERATING_SYSTEM = 304,
   CUDA_ERROR_INVALID_HANDLE = 400,
   CUDA_ERROR_ILLEGAL_STATE = 401,
-  /** since CUDA 12.5 */ CUDA_ERROR_LOSSY_QUERY = 402,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_ERROR_LOSSY_QUERY = 402,
   CUDA_ERROR_NOT_FOUND = 500,
   CUDA_ERROR_NOT_READY = 600,
   CUDA_ERROR_ILLEGAL_ADDRESS = 700,
@@ -1347,8 +1347,8 @@ export declare enum CUresult {
   CUDA_ERROR_MPS_MAX_CLIENTS_REACHED = 808,
   CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED = 809,
   CUDA_ERROR_MPS_CLIENT_TERMINATED = 810,
-  /** since CUDA 12.5 */ CUDA_ERROR_CDP_NOT_SUPPORTED = 811,
-  /** since CUDA 12.5 */ CUDA_ERROR_CDP_VERSION_MISMATCH = 812,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_ERROR_CDP_NOT_SUPPORTED = 811,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_ERROR_CDP_VERSION_MISMATCH = 812,
   CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
   CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
   CUDA_ERROR_STREAM_CAPTURE_MERGE = 902,
@@ -1362,9 +1362,9 @@ export declare enum CUresult {
   CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE = 910,
   CUDA_ERROR_EXTERNAL_DEVICE = 911,
   CUDA_ERROR_INVALID_CLUSTER_SIZE = 912,
-  /** since CUDA 12.5 */ CUDA_ERROR_FUNCTION_NOT_LOADED = 913,
-  /** since CUDA 12.5 */ CUDA_ERROR_INVALID_RESOURCE_TYPE = 914,
-  /** since CUDA 12.5 */ CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION = 915,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_ERROR_FUNCTION_NOT_LOADED = 913,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_ERROR_INVALID_RESOURCE_TYPE = 914,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION = 915,
   CUDA_ERROR_UNKNOWN = 999,
 }
 export type cudaError_enum = CUresult;
@@ -1947,52 +1947,52 @@ export interface CUDA_ARRAY_SPARSE_PROPERTIES_st_tileExtent {
 }
 /** `struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st` · 32 bytes, align 8 · cuda.h */
 export interface CUDA_BATCH_MEM_OP_NODE_PARAMS_v1_st {
-  /** `CUcontext` at byte 0 · since CUDA 12.5 */
+  /** `CUcontext` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   ctx: CUcontext;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   count: number;
-  /** `CUstreamBatchMemOpParams *` at byte 16 · since CUDA 12.5 */
+  /** `CUstreamBatchMemOpParams *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   paramArray: number;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number;
 }
 /** `struct CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st` · 32 bytes, align 8 · cuda.h */
 export interface CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st {
-  /** `CUcontext` at byte 0 · since CUDA 12.5 */
+  /** `CUcontext` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   ctx: CUcontext;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   count: number;
-  /** `CUstreamBatchMemOpParams *` at byte 16 · since CUDA 12.5 */
+  /** `CUstreamBatchMemOpParams *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   paramArray: number;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number;
 }
 /** `struct CUDA_CHILD_GRAPH_NODE_PARAMS_st` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_CHILD_GRAPH_NODE_PARAMS_st {
-  /** `CUgraph` at byte 0 · since CUDA 12.5 */
+  /** `CUgraph` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   graph: CUgraph;
 }
 /** `struct CUDA_CONDITIONAL_NODE_PARAMS` · 32 bytes, align 8 · cuda.h */
 export interface CUDA_CONDITIONAL_NODE_PARAMS {
-  /** `CUgraphConditionalHandle` at byte 0 · since CUDA 12.5 */
+  /** `CUgraphConditionalHandle` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   handle: number | bigint;
-  /** `CUgraphConditionalNodeType` at byte 8 · since CUDA 12.5 */
+  /** `CUgraphConditionalNodeType` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   type: CUgraphConditionalNodeType;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   size: number;
-  /** `CUgraph *` at byte 16 · since CUDA 12.5 */
+  /** `CUgraph *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   phGraph_out: number;
-  /** `CUcontext` at byte 24 · since CUDA 12.5 */
+  /** `CUcontext` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   ctx: CUcontext;
 }
 /** `struct CUDA_EVENT_RECORD_NODE_PARAMS_st` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_EVENT_RECORD_NODE_PARAMS_st {
-  /** `CUevent` at byte 0 · since CUDA 12.5 */
+  /** `CUevent` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   event: CUevent;
 }
 /** `struct CUDA_EVENT_WAIT_NODE_PARAMS_st` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_EVENT_WAIT_NODE_PARAMS_st {
-  /** `CUevent` at byte 0 · since CUDA 12.5 */
+  /** `CUevent` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   event: CUevent;
 }
 /** `struct CUDA_EXTERNAL_MEMORY_BUFFER_DESC_st` · 88 bytes, align 8 · cuda.h */
@@ -2128,11 +2128,11 @@ export interface CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_st {
 }
 /** `struct CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st` · 24 bytes, align 8 · cuda.h */
 export interface CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st {
-  /** `CUexternalSemaphore *` at byte 0 · since CUDA 12.5 */
+  /** `CUexternalSemaphore *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   extSemArray: number;
-  /** `const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *` at byte 8 · since CUDA 12.5 */
+  /** `const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   paramsArray: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   numExtSems: number;
 }
 /** `struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_st` · 24 bytes, align 8 · cuda.h */
@@ -2146,22 +2146,22 @@ export interface CUDA_EXT_SEM_WAIT_NODE_PARAMS_st {
 }
 /** `struct CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st` · 24 bytes, align 8 · cuda.h */
 export interface CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st {
-  /** `CUexternalSemaphore *` at byte 0 · since CUDA 12.5 */
+  /** `CUexternalSemaphore *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   extSemArray: number;
-  /** `const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *` at byte 8 · since CUDA 12.5 */
+  /** `const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   paramsArray: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   numExtSems: number;
 }
 /** `struct CUDA_GRAPH_INSTANTIATE_PARAMS_st` · 32 bytes, align 8 · cuda.h */
 export interface CUDA_GRAPH_INSTANTIATE_PARAMS_st {
-  /** `cuuint64_t` at byte 0 · since CUDA 12.5 */
+  /** `cuuint64_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number | bigint;
-  /** `CUstream` at byte 8 · since CUDA 12.5 */
+  /** `CUstream` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   hUploadStream: CUstream;
-  /** `CUgraphNode` at byte 16 · since CUDA 12.5 */
+  /** `CUgraphNode` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   hErrNode_out: CUgraphNode;
-  /** `CUgraphInstantiateResult` at byte 24 · since CUDA 12.5 */
+  /** `CUgraphInstantiateResult` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   result_out: CUgraphInstantiateResult;
 }
 /** `struct CUDA_HOST_NODE_PARAMS_st` · 16 bytes, align 8 · cuda.h */
@@ -2173,9 +2173,9 @@ export interface CUDA_HOST_NODE_PARAMS_st {
 }
 /** `struct CUDA_HOST_NODE_PARAMS_v2_st` · 16 bytes, align 8 · cuda.h */
 export interface CUDA_HOST_NODE_PARAMS_v2_st {
-  /** `CUhostFn` at byte 0 · since CUDA 12.5 */
+  /** `CUhostFn` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   fn: number;
-  /** `void *` at byte 8 · since CUDA 12.5 */
+  /** `void *` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   userData: number;
 }
 /** `struct CUDA_KERNEL_NODE_PARAMS_st` · 56 bytes, align 8 · cuda.h */
@@ -2203,56 +2203,56 @@ export interface CUDA_KERNEL_NODE_PARAMS_st {
 }
 /** `struct CUDA_KERNEL_NODE_PARAMS_v2_st` · 72 bytes, align 8 · cuda.h */
 export interface CUDA_KERNEL_NODE_PARAMS_v2_st {
-  /** `CUfunction` at byte 0 · since CUDA 12.5 */
+  /** `CUfunction` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   func: CUfunction;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   gridDimX: number;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   gridDimY: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   gridDimZ: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   blockDimX: number;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   blockDimY: number;
-  /** `unsigned int` at byte 28 · since CUDA 12.5 */
+  /** `unsigned int` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   blockDimZ: number;
-  /** `unsigned int` at byte 32 · since CUDA 12.5 */
+  /** `unsigned int` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemBytes: number;
-  /** `void **` at byte 40 · since CUDA 12.5 */
+  /** `void **` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   kernelParams: number;
-  /** `void **` at byte 48 · since CUDA 12.5 */
+  /** `void **` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   extra: number;
-  /** `CUkernel` at byte 56 · since CUDA 12.5 */
+  /** `CUkernel` at byte 56 · added after CUDA 11.8; present in CUDA 12.5 */
   kern: CUkernel;
-  /** `CUcontext` at byte 64 · since CUDA 12.5 */
+  /** `CUcontext` at byte 64 · added after CUDA 11.8; present in CUDA 12.5 */
   ctx: CUcontext;
 }
 /** `struct CUDA_KERNEL_NODE_PARAMS_v3_st` · 72 bytes, align 8 · cuda.h */
 export interface CUDA_KERNEL_NODE_PARAMS_v3_st {
-  /** `CUfunction` at byte 0 · since CUDA 12.5 */
+  /** `CUfunction` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   func: CUfunction;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   gridDimX: number;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   gridDimY: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   gridDimZ: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   blockDimX: number;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   blockDimY: number;
-  /** `unsigned int` at byte 28 · since CUDA 12.5 */
+  /** `unsigned int` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   blockDimZ: number;
-  /** `unsigned int` at byte 32 · since CUDA 12.5 */
+  /** `unsigned int` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemBytes: number;
-  /** `void **` at byte 40 · since CUDA 12.5 */
+  /** `void **` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   kernelParams: number;
-  /** `void **` at byte 48 · since CUDA 12.5 */
+  /** `void **` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   extra: number;
-  /** `CUkernel` at byte 56 · since CUDA 12.5 */
+  /** `CUkernel` at byte 56 · added after CUDA 11.8; present in CUDA 12.5 */
   kern: CUkernel;
-  /** `CUcontext` at byte 64 · since CUDA 12.5 */
+  /** `CUcontext` at byte 64 · added after CUDA 11.8; present in CUDA 12.5 */
   ctx: CUcontext;
 }
 /** `struct CUDA_LAUNCH_PARAMS_st` · 56 bytes, align 8 · cuda.h */
@@ -2421,13 +2421,13 @@ export interface CUDA_MEMCPY3D_st {
 }
 /** `struct CUDA_MEMCPY_NODE_PARAMS_st` · 216 bytes, align 8 · cuda.h */
 export interface CUDA_MEMCPY_NODE_PARAMS_st {
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number;
-  /** `int` at byte 4 · since CUDA 12.5 */
+  /** `int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number;
-  /** `CUcontext` at byte 8 · since CUDA 12.5 */
+  /** `CUcontext` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   copyCtx: CUcontext;
-  /** `CUDA_MEMCPY3D` at byte 16 · since CUDA 12.5 */
+  /** `CUDA_MEMCPY3D` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   copyParams: CUDA_MEMCPY3D_st;
 }
 /** `struct CUDA_MEMSET_NODE_PARAMS_st` · 40 bytes, align 8 · cuda.h */
@@ -2447,50 +2447,50 @@ export interface CUDA_MEMSET_NODE_PARAMS_st {
 }
 /** `struct CUDA_MEMSET_NODE_PARAMS_v2_st` · 48 bytes, align 8 · cuda.h */
 export interface CUDA_MEMSET_NODE_PARAMS_v2_st {
-  /** `CUdeviceptr` at byte 0 · since CUDA 12.5 */
+  /** `CUdeviceptr` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   dst: CUdeviceptr;
-  /** `size_t` at byte 8 · since CUDA 12.5 */
+  /** `size_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   pitch: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   value: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   elementSize: number;
-  /** `size_t` at byte 24 · since CUDA 12.5 */
+  /** `size_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   width: number;
-  /** `size_t` at byte 32 · since CUDA 12.5 */
+  /** `size_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   height: number;
-  /** `CUcontext` at byte 40 · since CUDA 12.5 */
+  /** `CUcontext` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   ctx: CUcontext;
 }
 /** `struct CUDA_MEM_ALLOC_NODE_PARAMS_v1_st` · 120 bytes, align 8 · cuda.h */
 export interface CUDA_MEM_ALLOC_NODE_PARAMS_v1_st {
-  /** `CUmemPoolProps` at byte 0 · since CUDA 12.5 */
+  /** `CUmemPoolProps` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   poolProps: CUmemPoolProps_st;
-  /** `const CUmemAccessDesc *` at byte 88 · since CUDA 12.5 */
+  /** `const CUmemAccessDesc *` at byte 88 · added after CUDA 11.8; present in CUDA 12.5 */
   accessDescs: number;
-  /** `size_t` at byte 96 · since CUDA 12.5 */
+  /** `size_t` at byte 96 · added after CUDA 11.8; present in CUDA 12.5 */
   accessDescCount: number;
-  /** `size_t` at byte 104 · since CUDA 12.5 */
+  /** `size_t` at byte 104 · added after CUDA 11.8; present in CUDA 12.5 */
   bytesize: number;
-  /** `CUdeviceptr` at byte 112 · since CUDA 12.5 */
+  /** `CUdeviceptr` at byte 112 · added after CUDA 11.8; present in CUDA 12.5 */
   dptr: CUdeviceptr;
 }
 /** `struct CUDA_MEM_ALLOC_NODE_PARAMS_v2_st` · 120 bytes, align 8 · cuda.h */
 export interface CUDA_MEM_ALLOC_NODE_PARAMS_v2_st {
-  /** `CUmemPoolProps` at byte 0 · since CUDA 12.5 */
+  /** `CUmemPoolProps` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   poolProps: CUmemPoolProps_st;
-  /** `const CUmemAccessDesc *` at byte 88 · since CUDA 12.5 */
+  /** `const CUmemAccessDesc *` at byte 88 · added after CUDA 11.8; present in CUDA 12.5 */
   accessDescs: number;
-  /** `size_t` at byte 96 · since CUDA 12.5 */
+  /** `size_t` at byte 96 · added after CUDA 11.8; present in CUDA 12.5 */
   accessDescCount: number;
-  /** `size_t` at byte 104 · since CUDA 12.5 */
+  /** `size_t` at byte 104 · added after CUDA 11.8; present in CUDA 12.5 */
   bytesize: number;
-  /** `CUdeviceptr` at byte 112 · since CUDA 12.5 */
+  /** `CUdeviceptr` at byte 112 · added after CUDA 11.8; present in CUDA 12.5 */
   dptr: CUdeviceptr;
 }
 /** `struct CUDA_MEM_FREE_NODE_PARAMS_st` · 8 bytes, align 8 · cuda.h */
 export interface CUDA_MEM_FREE_NODE_PARAMS_st {
-  /** `CUdeviceptr` at byte 0 · since CUDA 12.5 */
+  /** `CUdeviceptr` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   dptr: CUdeviceptr;
 }
 /** `struct CUDA_POINTER_ATTRIBUTE_P2P_TOKENS_st` · 16 bytes, align 8 · cuda.h */
@@ -2662,44 +2662,44 @@ export interface CUarrayMapInfo_st_subresource_sparseLevel {
 }
 /** `struct CUasyncNotificationInfo_st` · 16 bytes, align 8 · cuda.h */
 export interface CUasyncNotificationInfo_st {
-  /** `CUasyncNotificationType` at byte 0 · since CUDA 12.5 */
+  /** `CUasyncNotificationType` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   type: CUasyncNotificationType;
-  /** `union CUasyncNotificationInfo_st_info` at byte 8 · since CUDA 12.5 */
+  /** `union CUasyncNotificationInfo_st_info` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   info: CUasyncNotificationInfo_st_info;
 }
 /** `struct CUasyncNotificationInfo_st_info_overBudget` · 8 bytes, align 8 · cuda.h */
 export interface CUasyncNotificationInfo_st_info_overBudget {
-  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   bytesOverBudget: number | bigint;
 }
 /** `struct CUctxCigParam_st` · 16 bytes, align 8 · cuda.h */
 export interface CUctxCigParam_st {
-  /** `CUcigDataType` at byte 0 · since CUDA 12.5 */
+  /** `CUcigDataType` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedDataType: CUcigDataType;
-  /** `void *` at byte 8 · since CUDA 12.5 */
+  /** `void *` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedData: number;
 }
 /** `struct CUctxCreateParams_st` · 24 bytes, align 8 · cuda.h */
 export interface CUctxCreateParams_st {
-  /** `CUexecAffinityParam *` at byte 0 · since CUDA 12.5 */
+  /** `CUexecAffinityParam *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   execAffinityParams: number;
-  /** `int` at byte 8 · since CUDA 12.5 */
+  /** `int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   numExecAffinityParams: number;
-  /** `CUctxCigParam *` at byte 16 · since CUDA 12.5 */
+  /** `CUctxCigParam *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   cigParams: number;
 }
 /** `struct CUdevResource_st` · 144 bytes, align 4 · cuda.h */
 export interface CUdevResource_st {
-  /** `CUdevResourceType` at byte 0 · since CUDA 12.5 */
+  /** `CUdevResourceType` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   type: CUdevResourceType;
-  /** `unsigned char [92]` at byte 4 · since CUDA 12.5 */
+  /** `unsigned char [92]` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   _internal_padding: number[];
-  /** `union CUdevResource_st_anon2` at byte 96 · since CUDA 12.5 */
+  /** `union CUdevResource_st_anon2` at byte 96 · added after CUDA 11.8; present in CUDA 12.5 */
   anon2: CUdevResource_st_anon2;
 }
 /** `struct CUdevSmResource_st` · 4 bytes, align 4 · cuda.h */
 export interface CUdevSmResource_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   smCount: number;
 }
 /** `struct CUdevprop_st` · 56 bytes, align 4 · cuda.h */
@@ -2739,33 +2739,33 @@ export interface CUexecAffinitySmCount_st {
 }
 /** `struct CUgraphEdgeData_st` · 8 bytes, align 1 · cuda.h */
 export interface CUgraphEdgeData_st {
-  /** `unsigned char` at byte 0 · since CUDA 12.5 */
+  /** `unsigned char` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   from_port: number;
-  /** `unsigned char` at byte 1 · since CUDA 12.5 */
+  /** `unsigned char` at byte 1 · added after CUDA 11.8; present in CUDA 12.5 */
   to_port: number;
-  /** `unsigned char` at byte 2 · since CUDA 12.5 */
+  /** `unsigned char` at byte 2 · added after CUDA 11.8; present in CUDA 12.5 */
   type: number;
-  /** `unsigned char [5]` at byte 3 · since CUDA 12.5 */
+  /** `unsigned char [5]` at byte 3 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number[];
 }
 /** `struct CUgraphExecUpdateResultInfo_st` · 24 bytes, align 8 · cuda.h */
 export interface CUgraphExecUpdateResultInfo_st {
-  /** `CUgraphExecUpdateResult` at byte 0 · since CUDA 12.5 */
+  /** `CUgraphExecUpdateResult` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   result: CUgraphExecUpdateResult;
-  /** `CUgraphNode` at byte 8 · since CUDA 12.5 */
+  /** `CUgraphNode` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   errorNode: CUgraphNode;
-  /** `CUgraphNode` at byte 16 · since CUDA 12.5 */
+  /** `CUgraphNode` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   errorFromNode: CUgraphNode;
 }
 /** `struct CUgraphNodeParams_st` · 256 bytes, align 8 · cuda.h */
 export interface CUgraphNodeParams_st {
-  /** `CUgraphNodeType` at byte 0 · since CUDA 12.5 */
+  /** `CUgraphNodeType` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   type: CUgraphNodeType;
-  /** `int [3]` at byte 4 · since CUDA 12.5 */
+  /** `int [3]` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved0: number[];
-  /** `union CUgraphNodeParams_st_anon2` at byte 16 · since CUDA 12.5 */
+  /** `union CUgraphNodeParams_st_anon2` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   anon2: CUgraphNodeParams_st_anon2;
-  /** `long long` at byte 248 · since CUDA 12.5 */
+  /** `long long` at byte 248 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved2: number | bigint;
 }
 /** `struct CUipcEventHandle_st` · 64 bytes, align 1 · cuda.h */
@@ -2789,16 +2789,16 @@ export interface CUlaunchAttributeValue_union_clusterDim {
 }
 /** `struct CUlaunchAttributeValue_union_deviceUpdatableKernelNode` · 16 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union_deviceUpdatableKernelNode {
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceUpdatable: number;
-  /** `CUgraphDeviceNode` at byte 8 · since CUDA 12.5 */
+  /** `CUgraphDeviceNode` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   devNode: CUgraphDeviceNode;
 }
 /** `struct CUlaunchAttributeValue_union_launchCompletionEvent` · 16 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union_launchCompletionEvent {
-  /** `CUevent` at byte 0 · since CUDA 12.5 */
+  /** `CUevent` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   event: CUevent;
-  /** `int` at byte 8 · since CUDA 12.5 */
+  /** `int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number;
 }
 /** `struct CUlaunchAttributeValue_union_programmaticEvent` · 16 bytes, align 8 · cuda.h */
@@ -2844,20 +2844,20 @@ export interface CUlaunchConfig_st {
 }
 /** `struct CUlaunchMemSyncDomainMap_st` · 2 bytes, align 1 · cuda.h */
 export interface CUlaunchMemSyncDomainMap_st {
-  /** `unsigned char` at byte 0 · since CUDA 12.5 */
+  /** `unsigned char` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   default_: number;
-  /** `unsigned char` at byte 1 · since CUDA 12.5 */
+  /** `unsigned char` at byte 1 · added after CUDA 11.8; present in CUDA 12.5 */
   remote: number;
 }
 /** `struct CUlibraryHostUniversalFunctionAndDataTable_st` · 32 bytes, align 8 · cuda.h */
 export interface CUlibraryHostUniversalFunctionAndDataTable_st {
-  /** `void *` at byte 0 · since CUDA 12.5 */
+  /** `void *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   functionTable: number;
-  /** `size_t` at byte 8 · since CUDA 12.5 */
+  /** `size_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   functionWindowSize: number;
-  /** `void *` at byte 16 · since CUDA 12.5 */
+  /** `void *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   dataTable: number;
-  /** `size_t` at byte 24 · since CUDA 12.5 */
+  /** `size_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   dataWindowSize: number;
 }
 /** `struct CUmemAccessDesc_st` · 12 bytes, align 4 · cuda.h */
@@ -2893,7 +2893,7 @@ export interface CUmemAllocationProp_st_allocFlags {
 }
 /** `struct CUmemFabricHandle_st` · 64 bytes, align 1 · cuda.h */
 export interface CUmemFabricHandle_st {
-  /** `unsigned char [64]` at byte 0 · since CUDA 12.5 */
+  /** `unsigned char [64]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   data: number[];
 }
 /** `struct CUmemLocation_st` · 8 bytes, align 4 · cuda.h */
@@ -2913,7 +2913,7 @@ export interface CUmemPoolProps_st {
   location: CUmemLocation_st;
   /** `void *` at byte 16 */
   win32SecurityAttributes: number;
-  /** `size_t` at byte 24 · since CUDA 12.5 */
+  /** `size_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   maxSize: number;
   /** `unsigned char [56]` at byte 32 */
   reserved: number[];
@@ -2925,13 +2925,13 @@ export interface CUmemPoolPtrExportData_st {
 }
 /** `struct CUmulticastObjectProp_st` · 32 bytes, align 8 · cuda.h */
 export interface CUmulticastObjectProp_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   numDevices: number;
-  /** `size_t` at byte 8 · since CUDA 12.5 */
+  /** `size_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   size: number;
-  /** `unsigned long long` at byte 16 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   handleTypes: number | bigint;
-  /** `unsigned long long` at byte 24 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number | bigint;
 }
 /** `struct CUstreamMemOpFlushRemoteWritesParams_st` · 8 bytes, align 4 · cuda.h */
@@ -2976,7 +2976,7 @@ export interface CUstreamMemOpWriteValueParams_st {
 }
 /** `struct CUtensorMap_st` · 128 bytes, align 64 · cuda.h */
 export interface CUtensorMap_st {
-  /** `cuuint64_t [16]` at byte 0 · since CUDA 12.5 */
+  /** `cuuint64_t [16]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   opaque: (number | bigint)[];
 }
 /** `struct CUuuid_st` · 16 bytes, align 1 · cuda.h */
@@ -3050,14 +3050,14 @@ export interface CUarrayMapInfo_st_subresource {
 }
 /** `union CUasyncNotificationInfo_st_info` · 8 bytes, align 8 · cuda.h */
 export interface CUasyncNotificationInfo_st_info {
-  /** `struct CUasyncNotificationInfo_st_info_overBudget` at byte 0 · since CUDA 12.5 */
+  /** `struct CUasyncNotificationInfo_st_info_overBudget` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   overBudget: CUasyncNotificationInfo_st_info_overBudget;
 }
 /** `union CUdevResource_st_anon2` · 48 bytes, align 4 · cuda.h */
 export interface CUdevResource_st_anon2 {
-  /** `CUdevSmResource` at byte 0 · since CUDA 12.5 */
+  /** `CUdevSmResource` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   sm: CUdevSmResource_st;
-  /** `unsigned char [48]` at byte 0 · since CUDA 12.5 */
+  /** `unsigned char [48]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   _oversize: number[];
 }
 /** `union CUexecAffinityParam_st_param` · 4 bytes, align 4 · cuda.h */
@@ -3067,33 +3067,33 @@ export interface CUexecAffinityParam_st_param {
 }
 /** `union CUgraphNodeParams_st_anon2` · 232 bytes, align 8 · cuda.h */
 export interface CUgraphNodeParams_st_anon2 {
-  /** `long long [29]` at byte 0 · since CUDA 12.5 */
+  /** `long long [29]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved1: (number | bigint)[];
-  /** `CUDA_KERNEL_NODE_PARAMS_v3` at byte 0 · since CUDA 12.5 */
+  /** `CUDA_KERNEL_NODE_PARAMS_v3` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kernel: CUDA_KERNEL_NODE_PARAMS_v3_st;
-  /** `CUDA_MEMCPY_NODE_PARAMS` at byte 0 · since CUDA 12.5 */
+  /** `CUDA_MEMCPY_NODE_PARAMS` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memcpy: CUDA_MEMCPY_NODE_PARAMS_st;
-  /** `CUDA_MEMSET_NODE_PARAMS_v2` at byte 0 · since CUDA 12.5 */
+  /** `CUDA_MEMSET_NODE_PARAMS_v2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memset: CUDA_MEMSET_NODE_PARAMS_v2_st;
-  /** `CUDA_HOST_NODE_PARAMS_v2` at byte 0 · since CUDA 12.5 */
+  /** `CUDA_HOST_NODE_PARAMS_v2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   host: CUDA_HOST_NODE_PARAMS_v2_st;
-  /** `CUDA_CHILD_GRAPH_NODE_PARAMS` at byte 0 · since CUDA 12.5 */
+  /** `CUDA_CHILD_GRAPH_NODE_PARAMS` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   graph: CUDA_CHILD_GRAPH_NODE_PARAMS_st;
-  /** `CUDA_EVENT_WAIT_NODE_PARAMS` at byte 0 · since CUDA 12.5 */
+  /** `CUDA_EVENT_WAIT_NODE_PARAMS` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   eventWait: CUDA_EVENT_WAIT_NODE_PARAMS_st;
-  /** `CUDA_EVENT_RECORD_NODE_PARAMS` at byte 0 · since CUDA 12.5 */
+  /** `CUDA_EVENT_RECORD_NODE_PARAMS` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   eventRecord: CUDA_EVENT_RECORD_NODE_PARAMS_st;
-  /** `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2` at byte 0 · since CUDA 12.5 */
+  /** `CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   extSemSignal: CUDA_EXT_SEM_SIGNAL_NODE_PARAMS_v2_st;
-  /** `CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2` at byte 0 · since CUDA 12.5 */
+  /** `CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   extSemWait: CUDA_EXT_SEM_WAIT_NODE_PARAMS_v2_st;
-  /** `CUDA_MEM_ALLOC_NODE_PARAMS_v2` at byte 0 · since CUDA 12.5 */
+  /** `CUDA_MEM_ALLOC_NODE_PARAMS_v2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   alloc: CUDA_MEM_ALLOC_NODE_PARAMS_v2_st;
-  /** `CUDA_MEM_FREE_NODE_PARAMS` at byte 0 · since CUDA 12.5 */
+  /** `CUDA_MEM_FREE_NODE_PARAMS` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   free: CUDA_MEM_FREE_NODE_PARAMS_st;
-  /** `CUDA_BATCH_MEM_OP_NODE_PARAMS_v2` at byte 0 · since CUDA 12.5 */
+  /** `CUDA_BATCH_MEM_OP_NODE_PARAMS_v2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memOp: CUDA_BATCH_MEM_OP_NODE_PARAMS_v2_st;
-  /** `CUDA_CONDITIONAL_NODE_PARAMS` at byte 0 · since CUDA 12.5 */
+  /** `CUDA_CONDITIONAL_NODE_PARAMS` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   conditional: CUDA_CONDITIONAL_NODE_PARAMS;
 }
 /** `union CUlaunchAttributeValue_union` · 64 bytes, align 8 · cuda.h */
@@ -3114,17 +3114,17 @@ export interface CUlaunchAttributeValue_union {
   programmaticStreamSerializationAllowed: number;
   /** `struct CUlaunchAttributeValue_union_programmaticEvent` at byte 0 */
   programmaticEvent: CUlaunchAttributeValue_union_programmaticEvent;
-  /** `struct CUlaunchAttributeValue_union_launchCompletionEvent` at byte 0 · since CUDA 12.5 */
+  /** `struct CUlaunchAttributeValue_union_launchCompletionEvent` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   launchCompletionEvent: CUlaunchAttributeValue_union_launchCompletionEvent;
   /** `int` at byte 0 */
   priority: number;
-  /** `CUlaunchMemSyncDomainMap` at byte 0 · since CUDA 12.5 */
+  /** `CUlaunchMemSyncDomainMap` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memSyncDomainMap: CUlaunchMemSyncDomainMap_st;
-  /** `CUlaunchMemSyncDomain` at byte 0 · since CUDA 12.5 */
+  /** `CUlaunchMemSyncDomain` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memSyncDomain: CUlaunchMemSyncDomain;
-  /** `struct CUlaunchAttributeValue_union_deviceUpdatableKernelNode` at byte 0 · since CUDA 12.5 */
+  /** `struct CUlaunchAttributeValue_union_deviceUpdatableKernelNode` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceUpdatableKernelNode: CUlaunchAttributeValue_union_deviceUpdatableKernelNode;
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemCarveout: number;
 }
 /** `union CUstreamBatchMemOpParams_union` · 48 bytes, align 8 · cuda.h */

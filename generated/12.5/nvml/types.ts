@@ -94,15 +94,15 @@ export declare const nvmlDetachGpuState_enum: typeof nvmlDetachGpuState_t;
 
 /** `enum nvmlDeviceVgpuCapability_enum` · nvml.h · CUDA 12.5 */
 export declare enum nvmlDeviceVgpuCapability_t {
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_FRACTIONAL_MULTI_VGPU = 0,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_PROFILES = 1,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_SIZES = 2,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_READ_DEVICE_BUFFER_BW = 3,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_WRITE_DEVICE_BUFFER_BW = 4,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_DEVICE_STREAMING = 5,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_MINI_QUARTER_GPU = 6,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_COMPUTE_MEDIA_ENGINE_GPU = 7,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_COUNT = 8,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_FRACTIONAL_MULTI_VGPU = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_PROFILES = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_SIZES = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_READ_DEVICE_BUFFER_BW = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_WRITE_DEVICE_BUFFER_BW = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_DEVICE_STREAMING = 5,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_MINI_QUARTER_GPU = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_COMPUTE_MEDIA_ENGINE_GPU = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_COUNT = 8,
 }
 export type nvmlDeviceVgpuCapability_enum = nvmlDeviceVgpuCapability_t;
 export declare const nvmlDeviceVgpuCapability_enum: typeof nvmlDeviceVgpuCapability_t;
@@ -111,7 +111,7 @@ export declare const nvmlDeviceVgpuCapability_enum: typeof nvmlDeviceVgpuCapabil
 export declare enum nvmlDriverModel_t {
   NVML_DRIVER_WDDM = 0,
   NVML_DRIVER_WDM = 1,
-  /** since CUDA 12.5 */ NVML_DRIVER_MCDM = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DRIVER_MCDM = 2,
 }
 export type nvmlDriverModel_enum = nvmlDriverModel_t;
 export declare const nvmlDriverModel_enum: typeof nvmlDriverModel_t;
@@ -137,8 +137,8 @@ export declare const nvmlEnableState_enum: typeof nvmlEnableState_t;
 export declare enum nvmlEncoderType_t {
   NVML_ENCODER_QUERY_H264 = 0,
   NVML_ENCODER_QUERY_HEVC = 1,
-  /** since CUDA 12.5 */ NVML_ENCODER_QUERY_AV1 = 2,
-  /** 0xff · since CUDA 12.5 */ NVML_ENCODER_QUERY_UNKNOWN = 255,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_ENCODER_QUERY_AV1 = 2,
+  /** 0xff · added after CUDA 11.8; present in CUDA 12.5 */ NVML_ENCODER_QUERY_UNKNOWN = 255,
 }
 export type nvmlEncoderQueryType_enum = nvmlEncoderType_t;
 export declare const nvmlEncoderQueryType_enum: typeof nvmlEncoderType_t;
@@ -263,7 +263,7 @@ export declare enum nvmlGpuP2PCapsIndex_t {
   NVML_P2P_CAPS_INDEX_WRITE = 1,
   NVML_P2P_CAPS_INDEX_NVLINK = 2,
   NVML_P2P_CAPS_INDEX_ATOMICS = 3,
-  /** since CUDA 12.5 */ NVML_P2P_CAPS_INDEX_PCI = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_P2P_CAPS_INDEX_PCI = 4,
   NVML_P2P_CAPS_INDEX_PROP = 4,
   NVML_P2P_CAPS_INDEX_UNKNOWN = 5,
 }
@@ -274,7 +274,7 @@ export declare const nvmlGpuP2PCapsIndex_enum: typeof nvmlGpuP2PCapsIndex_t;
 export declare enum nvmlGpuP2PStatus_t {
   NVML_P2P_STATUS_OK = 0,
   NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED = 1,
-  /** since CUDA 12.5 */ NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = 1,
   NVML_P2P_STATUS_GPU_NOT_SUPPORTED = 2,
   NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED = 3,
   NVML_P2P_STATUS_DISABLED_BY_REGKEY = 4,
@@ -526,10 +526,10 @@ export declare enum nvmlReturn_t {
   NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
   NVML_ERROR_FREQ_NOT_SUPPORTED = 24,
   NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
-  /** since CUDA 12.5 */ NVML_ERROR_DEPRECATED = 26,
-  /** since CUDA 12.5 */ NVML_ERROR_NOT_READY = 27,
-  /** since CUDA 12.5 */ NVML_ERROR_GPU_NOT_FOUND = 28,
-  /** since CUDA 12.5 */ NVML_ERROR_INVALID_STATE = 29,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_ERROR_DEPRECATED = 26,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_ERROR_NOT_READY = 27,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_ERROR_GPU_NOT_FOUND = 28,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_ERROR_INVALID_STATE = 29,
   NVML_ERROR_UNKNOWN = 999,
 }
 export type nvmlReturn_enum = nvmlReturn_t;
@@ -544,9 +544,9 @@ export declare enum nvmlSamplingType_t {
   NVML_DEC_UTILIZATION_SAMPLES = 4,
   NVML_PROCESSOR_CLK_SAMPLES = 5,
   NVML_MEMORY_CLK_SAMPLES = 6,
-  /** since CUDA 12.5 */ NVML_MODULE_POWER_SAMPLES = 7,
-  /** since CUDA 12.5 */ NVML_JPG_UTILIZATION_SAMPLES = 8,
-  /** since CUDA 12.5 */ NVML_OFA_UTILIZATION_SAMPLES = 9,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_MODULE_POWER_SAMPLES = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_JPG_UTILIZATION_SAMPLES = 8,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_OFA_UTILIZATION_SAMPLES = 9,
   NVML_SAMPLINGTYPE_COUNT = 10,
 }
 export type nvmlSamplingType_enum = nvmlSamplingType_t;
@@ -569,7 +569,7 @@ export declare enum nvmlTemperatureThresholds_t {
   NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MIN = 4,
   NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR = 5,
   NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MAX = 6,
-  /** since CUDA 12.5 */ NVML_TEMPERATURE_THRESHOLD_GPS_CURR = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_TEMPERATURE_THRESHOLD_GPS_CURR = 7,
   NVML_TEMPERATURE_THRESHOLD_COUNT = 8,
 }
 export type nvmlTemperatureThresholds_enum = nvmlTemperatureThresholds_t;
@@ -619,7 +619,7 @@ export declare enum nvmlValueType_t {
   NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
   NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
   NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
-  /** since CUDA 12.5 */ NVML_VALUE_TYPE_SIGNED_INT = 5,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_VALUE_TYPE_SIGNED_INT = 5,
   NVML_VALUE_TYPE_COUNT = 6,
 }
 export type nvmlValueType_enum = nvmlValueType_t;
@@ -629,9 +629,9 @@ export declare const nvmlValueType_enum: typeof nvmlValueType_t;
 export declare enum nvmlVgpuCapability_t {
   NVML_VGPU_CAP_NVLINK_P2P = 0,
   NVML_VGPU_CAP_GPUDIRECT = 1,
-  /** since CUDA 12.5 */ NVML_VGPU_CAP_MULTI_VGPU_EXCLUSIVE = 2,
-  /** since CUDA 12.5 */ NVML_VGPU_CAP_EXCLUSIVE_TYPE = 3,
-  /** since CUDA 12.5 */ NVML_VGPU_CAP_EXCLUSIVE_SIZE = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_VGPU_CAP_MULTI_VGPU_EXCLUSIVE = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_VGPU_CAP_EXCLUSIVE_TYPE = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_VGPU_CAP_EXCLUSIVE_SIZE = 4,
   NVML_VGPU_CAP_COUNT = 5,
 }
 export type nvmlVgpuCapability_enum = nvmlVgpuCapability_t;
@@ -639,8 +639,8 @@ export declare const nvmlVgpuCapability_enum: typeof nvmlVgpuCapability_t;
 
 /** `enum nvmlVgpuDriverCapability_enum` · nvml.h · CUDA 12.5 */
 export declare enum nvmlVgpuDriverCapability_t {
-  /** since CUDA 12.5 */ NVML_VGPU_DRIVER_CAP_HETEROGENEOUS_MULTI_VGPU = 0,
-  /** since CUDA 12.5 */ NVML_VGPU_DRIVER_CAP_COUNT = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_VGPU_DRIVER_CAP_HETEROGENEOUS_MULTI_VGPU = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_VGPU_DRIVER_CAP_COUNT = 1,
 }
 export type nvmlVgpuDriverCapability_enum = nvmlVgpuDriverCapability_t;
 export declare const nvmlVgpuDriverCapability_enum: typeof nvmlVgpuDriverCapability_t;
@@ -1024,7 +1024,7 @@ export interface nvmlBridgeChipInfo_st {
 }
 /** `struct nvmlC2cModeInfo_v1_t` · 4 bytes, align 4 · nvml.h */
 export interface nvmlC2cModeInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   isC2cEnabled: number;
 }
 /** `struct nvmlClkMonFaultInfo_struct` · 8 bytes, align 4 · nvml.h */
@@ -1045,17 +1045,17 @@ export interface nvmlClkMonStatus_status {
 }
 /** `struct nvmlClockOffset_v1_t` · 24 bytes, align 4 · nvml.h */
 export interface nvmlClockOffset_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `nvmlClockType_t` at byte 4 · since CUDA 12.5 */
+  /** `nvmlClockType_t` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   type: nvmlClockType_t;
-  /** `nvmlPstates_t` at byte 8 · since CUDA 12.5 */
+  /** `nvmlPstates_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   pstate: nvmlPstates_t;
-  /** `int` at byte 12 · since CUDA 12.5 */
+  /** `int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   clockOffsetMHz: number;
-  /** `int` at byte 16 · since CUDA 12.5 */
+  /** `int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   minClockOffsetMHz: number;
-  /** `int` at byte 20 · since CUDA 12.5 */
+  /** `int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   maxClockOffsetMHz: number;
 }
 /** `struct nvmlComputeInstanceInfo_st` · 32 bytes, align 8 · nvml.h */
@@ -1126,92 +1126,92 @@ export interface nvmlComputeInstanceProfileInfo_v2_st {
 }
 /** `struct nvmlComputeInstanceProfileInfo_v3_st` · 140 bytes, align 4 · nvml.h */
 export interface nvmlComputeInstanceProfileInfo_v3_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   id: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   sliceCount: number;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   instanceCount: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   multiprocessorCount: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedCopyEngineCount: number;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedDecoderCount: number;
-  /** `unsigned int` at byte 28 · since CUDA 12.5 */
+  /** `unsigned int` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedEncoderCount: number;
-  /** `unsigned int` at byte 32 · since CUDA 12.5 */
+  /** `unsigned int` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedJpegCount: number;
-  /** `unsigned int` at byte 36 · since CUDA 12.5 */
+  /** `unsigned int` at byte 36 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedOfaCount: number;
-  /** `char [96]` at byte 40 · since CUDA 12.5 */
+  /** `char [96]` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   name: string;
-  /** `unsigned int` at byte 136 · since CUDA 12.5 */
+  /** `unsigned int` at byte 136 · added after CUDA 11.8; present in CUDA 12.5 */
   capabilities: number;
 }
 /** `struct nvmlConfComputeGetKeyRotationThresholdInfo_st` · 16 bytes, align 8 · nvml.h */
 export interface nvmlConfComputeGetKeyRotationThresholdInfo_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   attackerAdvantage: number | bigint;
 }
 /** `struct nvmlConfComputeGpuAttestationReport_st` · 12332 bytes, align 4 · nvml.h */
 export interface nvmlConfComputeGpuAttestationReport_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   isCecAttestationReportPresent: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   attestationReportSize: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   cecAttestationReportSize: number;
-  /** `unsigned char [32]` at byte 12 · since CUDA 12.5 */
+  /** `unsigned char [32]` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   nonce: number[];
-  /** `unsigned char [8192]` at byte 44 · since CUDA 12.5 */
+  /** `unsigned char [8192]` at byte 44 · added after CUDA 11.8; present in CUDA 12.5 */
   attestationReport: number[];
-  /** `unsigned char [4096]` at byte 8236 · since CUDA 12.5 */
+  /** `unsigned char [4096]` at byte 8236 · added after CUDA 11.8; present in CUDA 12.5 */
   cecAttestationReport: number[];
 }
 /** `struct nvmlConfComputeGpuCertificate_st` · 9224 bytes, align 4 · nvml.h */
 export interface nvmlConfComputeGpuCertificate_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   certChainSize: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   attestationCertChainSize: number;
-  /** `unsigned char [4096]` at byte 8 · since CUDA 12.5 */
+  /** `unsigned char [4096]` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   certChain: number[];
-  /** `unsigned char [5120]` at byte 4104 · since CUDA 12.5 */
+  /** `unsigned char [5120]` at byte 4104 · added after CUDA 11.8; present in CUDA 12.5 */
   attestationCertChain: number[];
 }
 /** `struct nvmlConfComputeMemSizeInfo_st` · 16 bytes, align 8 · nvml.h */
 export interface nvmlConfComputeMemSizeInfo_st {
-  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   protectedMemSizeKib: number | bigint;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   unprotectedMemSizeKib: number | bigint;
 }
 /** `struct nvmlConfComputeSetKeyRotationThresholdInfo_st` · 16 bytes, align 8 · nvml.h */
 export interface nvmlConfComputeSetKeyRotationThresholdInfo_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   maxAttackerAdvantage: number | bigint;
 }
 /** `struct nvmlConfComputeSystemCaps_st` · 8 bytes, align 4 · nvml.h */
 export interface nvmlConfComputeSystemCaps_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   cpuCaps: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   gpusCaps: number;
 }
 /** `struct nvmlConfComputeSystemState_st` · 12 bytes, align 4 · nvml.h */
 export interface nvmlConfComputeSystemState_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   environment: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   ccFeature: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   devToolsMode: number;
 }
 /** `struct nvmlDeviceAttributes_st` · 40 bytes, align 8 · nvml.h */
@@ -1237,9 +1237,9 @@ export interface nvmlDeviceAttributes_st {
 }
 /** `struct nvmlDeviceCapabilities_v1_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlDeviceCapabilities_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   capMask: number;
 }
 /** `struct nvmlEccErrorCounts_st` · 32 bytes, align 8 · nvml.h */
@@ -1255,31 +1255,31 @@ export interface nvmlEccErrorCounts_st {
 }
 /** `struct nvmlEccSramErrorStatus_v1_t` · 104 bytes, align 8 · nvml.h */
 export interface nvmlEccSramErrorStatus_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateUncParity: number | bigint;
-  /** `unsigned long long` at byte 16 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateUncSecDed: number | bigint;
-  /** `unsigned long long` at byte 24 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateCor: number | bigint;
-  /** `unsigned long long` at byte 32 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   volatileUncParity: number | bigint;
-  /** `unsigned long long` at byte 40 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   volatileUncSecDed: number | bigint;
-  /** `unsigned long long` at byte 48 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   volatileCor: number | bigint;
-  /** `unsigned long long` at byte 56 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 56 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateUncBucketL2: number | bigint;
-  /** `unsigned long long` at byte 64 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 64 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateUncBucketSm: number | bigint;
-  /** `unsigned long long` at byte 72 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 72 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateUncBucketPcie: number | bigint;
-  /** `unsigned long long` at byte 80 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 80 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateUncBucketMcu: number | bigint;
-  /** `unsigned long long` at byte 88 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 88 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateUncBucketOther: number | bigint;
-  /** `unsigned int` at byte 96 · since CUDA 12.5 */
+  /** `unsigned int` at byte 96 · added after CUDA 11.8; present in CUDA 12.5 */
   bThresholdExceeded: number;
 }
 /** `struct nvmlEncoderSessionInfo_st` · 32 bytes, align 4 · nvml.h */
@@ -1434,28 +1434,28 @@ export interface nvmlGpuDynamicPstatesInfo_st_utilization {
 }
 /** `struct nvmlGpuFabricInfo_t` · 28 bytes, align 4 · nvml.h */
 export interface nvmlGpuFabricInfo_t {
-  /** `unsigned char [16]` at byte 0 · since CUDA 12.5 */
+  /** `unsigned char [16]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterUuid: number[];
-  /** `nvmlReturn_t` at byte 16 · since CUDA 12.5 */
+  /** `nvmlReturn_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   status: nvmlReturn_t;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   cliqueId: number;
-  /** `nvmlGpuFabricState_t` at byte 24 · since CUDA 12.5 */
+  /** `nvmlGpuFabricState_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   state: number;
 }
 /** `struct nvmlGpuFabricInfo_v2_t` · 36 bytes, align 4 · nvml.h */
 export interface nvmlGpuFabricInfo_v2_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned char [16]` at byte 4 · since CUDA 12.5 */
+  /** `unsigned char [16]` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterUuid: number[];
-  /** `nvmlReturn_t` at byte 20 · since CUDA 12.5 */
+  /** `nvmlReturn_t` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   status: nvmlReturn_t;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   cliqueId: number;
-  /** `nvmlGpuFabricState_t` at byte 28 · since CUDA 12.5 */
+  /** `nvmlGpuFabricState_t` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   state: number;
-  /** `unsigned int` at byte 32 · since CUDA 12.5 */
+  /** `unsigned int` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   healthMask: number;
 }
 /** `struct nvmlGpuInstanceInfo_st` · 24 bytes, align 8 · nvml.h */
@@ -1532,31 +1532,31 @@ export interface nvmlGpuInstanceProfileInfo_v2_st {
 }
 /** `struct nvmlGpuInstanceProfileInfo_v3_st` · 152 bytes, align 8 · nvml.h */
 export interface nvmlGpuInstanceProfileInfo_v3_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   id: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   sliceCount: number;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   instanceCount: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   multiprocessorCount: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   copyEngineCount: number;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   decoderCount: number;
-  /** `unsigned int` at byte 28 · since CUDA 12.5 */
+  /** `unsigned int` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   encoderCount: number;
-  /** `unsigned int` at byte 32 · since CUDA 12.5 */
+  /** `unsigned int` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   jpegCount: number;
-  /** `unsigned int` at byte 36 · since CUDA 12.5 */
+  /** `unsigned int` at byte 36 · added after CUDA 11.8; present in CUDA 12.5 */
   ofaCount: number;
-  /** `unsigned long long` at byte 40 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   memorySizeMB: number | bigint;
-  /** `char [96]` at byte 48 · since CUDA 12.5 */
+  /** `char [96]` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   name: string;
-  /** `unsigned int` at byte 144 · since CUDA 12.5 */
+  /** `unsigned int` at byte 144 · added after CUDA 11.8; present in CUDA 12.5 */
   capabilities: number;
 }
 /** `struct nvmlGpuThermalSettings_t` · 64 bytes, align 4 · nvml.h */
@@ -1658,7 +1658,7 @@ export interface nvmlMemory_v2_st {
 }
 /** `struct nvmlNvLinkPowerThres_st` · 4 bytes, align 4 · nvml.h */
 export interface nvmlNvLinkPowerThres_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   lowPwrThreshold: number;
 }
 /** `struct nvmlNvLinkUtilizationControl_st` · 8 bytes, align 4 · nvml.h */
@@ -1681,23 +1681,23 @@ export interface nvmlPSUInfo_st {
 }
 /** `struct nvmlPciInfoExt_v1_t` · 64 bytes, align 4 · nvml.h */
 export interface nvmlPciInfoExt_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   domain: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   bus: number;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   device: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   pciDeviceId: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   pciSubSystemId: number;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   baseClass: number;
-  /** `unsigned int` at byte 28 · since CUDA 12.5 */
+  /** `unsigned int` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   subClass: number;
-  /** `char [32]` at byte 32 · since CUDA 12.5 */
+  /** `char [32]` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   busId: number[];
 }
 /** `struct nvmlPciInfo_st` · 68 bytes, align 4 · nvml.h */
@@ -1719,35 +1719,35 @@ export interface nvmlPciInfo_st {
 }
 /** `struct nvmlPowerValue_v2_t` · 12 bytes, align 4 · nvml.h */
 export interface nvmlPowerValue_v2_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `nvmlPowerScopeType_t` at byte 4 · since CUDA 12.5 */
+  /** `nvmlPowerScopeType_t` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   powerScope: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   powerValueMw: number;
 }
 /** `struct nvmlProcessDetailList_v1_t` · 24 bytes, align 8 · nvml.h */
 export interface nvmlProcessDetailList_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   mode: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   numProcArrayEntries: number;
-  /** `nvmlProcessDetail_v1_t *` at byte 16 · since CUDA 12.5 */
+  /** `nvmlProcessDetail_v1_t *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   procArray: number;
 }
 /** `struct nvmlProcessDetail_v1_t` · 32 bytes, align 8 · nvml.h */
 export interface nvmlProcessDetail_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   pid: number;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   usedGpuMemory: number | bigint;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   gpuInstanceId: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   computeInstanceId: number;
-  /** `unsigned long long` at byte 24 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   usedGpuCcProtectedMemory: number | bigint;
 }
 /** `struct nvmlProcessInfo_v1_st` · 16 bytes, align 8 · nvml.h */
@@ -1770,21 +1770,21 @@ export interface nvmlProcessInfo_v2_st {
 }
 /** `struct nvmlProcessUtilizationInfo_v1_t` · 40 bytes, align 8 · nvml.h */
 export interface nvmlProcessUtilizationInfo_v1_t {
-  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   timeStamp: number | bigint;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   pid: number;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   smUtil: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   memUtil: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   encUtil: number;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   decUtil: number;
-  /** `unsigned int` at byte 28 · since CUDA 12.5 */
+  /** `unsigned int` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   jpgUtil: number;
-  /** `unsigned int` at byte 32 · since CUDA 12.5 */
+  /** `unsigned int` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   ofaUtil: number;
 }
 /** `struct nvmlProcessUtilizationSample_st` · 32 bytes, align 8 · nvml.h */
@@ -1804,13 +1804,13 @@ export interface nvmlProcessUtilizationSample_st {
 }
 /** `struct nvmlProcessesUtilizationInfo_v1_t` · 24 bytes, align 8 · nvml.h */
 export interface nvmlProcessesUtilizationInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   processSamplesCount: number;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   lastSeenTimeStamp: number | bigint;
-  /** `nvmlProcessUtilizationInfo_v1_t *` at byte 16 · since CUDA 12.5 */
+  /** `nvmlProcessUtilizationInfo_v1_t *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   procUtilArray: number;
 }
 /** `struct nvmlRowRemapperHistogramValues_st` · 20 bytes, align 4 · nvml.h */
@@ -1835,15 +1835,15 @@ export interface nvmlSample_st {
 }
 /** `struct nvmlSystemConfComputeSettings_v1_t` · 20 bytes, align 4 · nvml.h */
 export interface nvmlSystemConfComputeSettings_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   environment: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   ccFeature: number;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   devToolsMode: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   multiGpuMode: number;
 }
 /** `struct nvmlUnitFanInfo_st` · 8 bytes, align 4 · nvml.h */
@@ -1880,28 +1880,28 @@ export interface nvmlUtilization_st {
 }
 /** `struct nvmlVgpuHeterogeneousMode_v1_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuHeterogeneousMode_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   mode: number;
 }
 /** `struct nvmlVgpuInstanceUtilizationInfo_v1_t` · 64 bytes, align 8 · nvml.h */
 export interface nvmlVgpuInstanceUtilizationInfo_v1_t {
-  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   timeStamp: number | bigint;
-  /** `nvmlVgpuInstance_t` at byte 8 · since CUDA 12.5 */
+  /** `nvmlVgpuInstance_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuInstance: number;
-  /** `nvmlValue_t` at byte 16 · since CUDA 12.5 */
+  /** `nvmlValue_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   smUtil: nvmlValue_st;
-  /** `nvmlValue_t` at byte 24 · since CUDA 12.5 */
+  /** `nvmlValue_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   memUtil: nvmlValue_st;
-  /** `nvmlValue_t` at byte 32 · since CUDA 12.5 */
+  /** `nvmlValue_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   encUtil: nvmlValue_st;
-  /** `nvmlValue_t` at byte 40 · since CUDA 12.5 */
+  /** `nvmlValue_t` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   decUtil: nvmlValue_st;
-  /** `nvmlValue_t` at byte 48 · since CUDA 12.5 */
+  /** `nvmlValue_t` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   jpgUtil: nvmlValue_st;
-  /** `nvmlValue_t` at byte 56 · since CUDA 12.5 */
+  /** `nvmlValue_t` at byte 56 · added after CUDA 11.8; present in CUDA 12.5 */
   ofaUtil: nvmlValue_st;
 }
 /** `struct nvmlVgpuInstanceUtilizationSample_st` · 48 bytes, align 8 · nvml.h */
@@ -1921,15 +1921,15 @@ export interface nvmlVgpuInstanceUtilizationSample_st {
 }
 /** `struct nvmlVgpuInstancesUtilizationInfo_v1_t` · 32 bytes, align 8 · nvml.h */
 export interface nvmlVgpuInstancesUtilizationInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `nvmlValueType_t` at byte 4 · since CUDA 12.5 */
+  /** `nvmlValueType_t` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   sampleValType: nvmlValueType_t;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuInstanceCount: number;
-  /** `unsigned long long` at byte 16 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   lastSeenTimeStamp: number | bigint;
-  /** `nvmlVgpuInstanceUtilizationInfo_v1_t *` at byte 24 · since CUDA 12.5 */
+  /** `nvmlVgpuInstanceUtilizationInfo_v1_t *` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuUtilArray: number;
 }
 /** `struct nvmlVgpuLicenseExpiry_st` · 16 bytes, align 4 · nvml.h */
@@ -2009,43 +2009,43 @@ export interface nvmlVgpuPgpuMetadata_st {
 }
 /** `struct nvmlVgpuPlacementId_v1_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuPlacementId_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   placementId: number;
 }
 /** `struct nvmlVgpuPlacementList_v1_t` · 24 bytes, align 8 · nvml.h */
 export interface nvmlVgpuPlacementList_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   placementSize: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   count: number;
-  /** `unsigned int *` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   placementIds: number;
 }
 /** `struct nvmlVgpuProcessUtilizationInfo_v1_t` · 104 bytes, align 8 · nvml.h */
 export interface nvmlVgpuProcessUtilizationInfo_v1_t {
-  /** `char [64]` at byte 0 · since CUDA 12.5 */
+  /** `char [64]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   processName: string;
-  /** `unsigned long long` at byte 64 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 64 · added after CUDA 11.8; present in CUDA 12.5 */
   timeStamp: number | bigint;
-  /** `nvmlVgpuInstance_t` at byte 72 · since CUDA 12.5 */
+  /** `nvmlVgpuInstance_t` at byte 72 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuInstance: number;
-  /** `unsigned int` at byte 76 · since CUDA 12.5 */
+  /** `unsigned int` at byte 76 · added after CUDA 11.8; present in CUDA 12.5 */
   pid: number;
-  /** `unsigned int` at byte 80 · since CUDA 12.5 */
+  /** `unsigned int` at byte 80 · added after CUDA 11.8; present in CUDA 12.5 */
   smUtil: number;
-  /** `unsigned int` at byte 84 · since CUDA 12.5 */
+  /** `unsigned int` at byte 84 · added after CUDA 11.8; present in CUDA 12.5 */
   memUtil: number;
-  /** `unsigned int` at byte 88 · since CUDA 12.5 */
+  /** `unsigned int` at byte 88 · added after CUDA 11.8; present in CUDA 12.5 */
   encUtil: number;
-  /** `unsigned int` at byte 92 · since CUDA 12.5 */
+  /** `unsigned int` at byte 92 · added after CUDA 11.8; present in CUDA 12.5 */
   decUtil: number;
-  /** `unsigned int` at byte 96 · since CUDA 12.5 */
+  /** `unsigned int` at byte 96 · added after CUDA 11.8; present in CUDA 12.5 */
   jpgUtil: number;
-  /** `unsigned int` at byte 100 · since CUDA 12.5 */
+  /** `unsigned int` at byte 100 · added after CUDA 11.8; present in CUDA 12.5 */
   ofaUtil: number;
 }
 /** `struct nvmlVgpuProcessUtilizationSample_st` · 96 bytes, align 8 · nvml.h */
@@ -2069,104 +2069,104 @@ export interface nvmlVgpuProcessUtilizationSample_st {
 }
 /** `struct nvmlVgpuProcessesUtilizationInfo_v1_t` · 24 bytes, align 8 · nvml.h */
 export interface nvmlVgpuProcessesUtilizationInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuProcessCount: number;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   lastSeenTimeStamp: number | bigint;
-  /** `nvmlVgpuProcessUtilizationInfo_v1_t *` at byte 16 · since CUDA 12.5 */
+  /** `nvmlVgpuProcessUtilizationInfo_v1_t *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuProcUtilArray: number;
 }
 /** `struct nvmlVgpuSchedulerCapabilities_st` · 40 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerCapabilities_st {
-  /** `unsigned int [3]` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int [3]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   supportedSchedulers: number[];
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   maxTimeslice: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   minTimeslice: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   isArrModeSupported: number;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   maxFrequencyForARR: number;
-  /** `unsigned int` at byte 28 · since CUDA 12.5 */
+  /** `unsigned int` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   minFrequencyForARR: number;
-  /** `unsigned int` at byte 32 · since CUDA 12.5 */
+  /** `unsigned int` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   maxAvgFactorForARR: number;
-  /** `unsigned int` at byte 36 · since CUDA 12.5 */
+  /** `unsigned int` at byte 36 · added after CUDA 11.8; present in CUDA 12.5 */
   minAvgFactorForARR: number;
 }
 /** `struct nvmlVgpuSchedulerGetState_st` · 16 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerGetState_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   schedulerPolicy: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   arrMode: number;
-  /** `nvmlVgpuSchedulerParams_t` at byte 8 · since CUDA 12.5 */
+  /** `nvmlVgpuSchedulerParams_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   schedulerParams: nvmlVgpuSchedulerParams_t;
 }
 /** `struct nvmlVgpuSchedulerLogEntries_st` · 48 bytes, align 8 · nvml.h */
 export interface nvmlVgpuSchedulerLogEntries_st {
-  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   timestamp: number | bigint;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   timeRunTotal: number | bigint;
-  /** `unsigned long long` at byte 16 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   timeRun: number | bigint;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   swRunlistId: number;
-  /** `unsigned long long` at byte 32 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   targetTimeSlice: number | bigint;
-  /** `unsigned long long` at byte 40 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   cumulativePreemptionTime: number | bigint;
 }
 /** `struct nvmlVgpuSchedulerLog_st` · 9624 bytes, align 8 · nvml.h */
 export interface nvmlVgpuSchedulerLog_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   engineId: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   schedulerPolicy: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   arrMode: number;
-  /** `nvmlVgpuSchedulerParams_t` at byte 12 · since CUDA 12.5 */
+  /** `nvmlVgpuSchedulerParams_t` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   schedulerParams: nvmlVgpuSchedulerParams_t;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   entriesCount: number;
-  /** `nvmlVgpuSchedulerLogEntry_t [200]` at byte 24 · since CUDA 12.5 */
+  /** `nvmlVgpuSchedulerLogEntry_t [200]` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   logEntries: nvmlVgpuSchedulerLogEntries_st[];
 }
 /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedData` · 4 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerParams_t_vgpuSchedData {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   timeslice: number;
 }
 /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   avgFactor: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   timeslice: number;
 }
 /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedData` · 4 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerSetParams_t_vgpuSchedData {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   timeslice: number;
 }
 /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   avgFactor: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   frequency: number;
 }
 /** `struct nvmlVgpuSchedulerSetState_st` · 16 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerSetState_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   schedulerPolicy: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   enableARRMode: number;
-  /** `nvmlVgpuSchedulerSetParams_t` at byte 8 · since CUDA 12.5 */
+  /** `nvmlVgpuSchedulerSetParams_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   schedulerParams: nvmlVgpuSchedulerSetParams_t;
 }
 /** `struct nvmlVgpuVersion_st` · 8 bytes, align 4 · nvml.h */
@@ -2187,7 +2187,7 @@ export interface nvmlViolationTime_st {
 export interface nvmlValue_st {
   /** `double` at byte 0 */
   dVal: number;
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   siVal: number;
   /** `unsigned int` at byte 0 */
   uiVal: number;
@@ -2200,16 +2200,16 @@ export interface nvmlValue_st {
 }
 /** `union nvmlVgpuSchedulerParams_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerParams_t {
-  /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR` at byte 0 · since CUDA 12.5 */
+  /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuSchedDataWithARR: nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR;
-  /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedData` at byte 0 · since CUDA 12.5 */
+  /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedData` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuSchedData: nvmlVgpuSchedulerParams_t_vgpuSchedData;
 }
 /** `union nvmlVgpuSchedulerSetParams_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerSetParams_t {
-  /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR` at byte 0 · since CUDA 12.5 */
+  /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuSchedDataWithARR: nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR;
-  /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedData` at byte 0 · since CUDA 12.5 */
+  /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedData` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuSchedData: nvmlVgpuSchedulerSetParams_t_vgpuSchedData;
 }
 

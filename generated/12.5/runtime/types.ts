@@ -18,7 +18,7 @@ export declare enum cudaAccessProperty {
 
 /** `enum cudaAsyncNotificationType_enum` · driver_types.h · CUDA 12.5 */
 export declare enum cudaAsyncNotificationType {
-  /** since CUDA 12.5 */ cudaAsyncNotificationTypeOverBudget = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaAsyncNotificationTypeOverBudget = 1,
 }
 export type cudaAsyncNotificationType_enum = cudaAsyncNotificationType;
 export declare const cudaAsyncNotificationType_enum: typeof cudaAsyncNotificationType;
@@ -197,27 +197,27 @@ export declare enum cudaDeviceAttr {
   cudaDevAttrMemoryPoolSupportedHandleTypes = 119,
   cudaDevAttrClusterLaunch = 120,
   cudaDevAttrDeferredMappingCudaArraySupported = 121,
-  /** since CUDA 12.5 */ cudaDevAttrReserved122 = 122,
-  /** since CUDA 12.5 */ cudaDevAttrReserved123 = 123,
-  /** since CUDA 12.5 */ cudaDevAttrReserved124 = 124,
-  /** since CUDA 12.5 */ cudaDevAttrIpcEventSupport = 125,
-  /** since CUDA 12.5 */ cudaDevAttrMemSyncDomainCount = 126,
-  /** 0x7f · since CUDA 12.5 */ cudaDevAttrReserved127 = 127,
-  /** 0x80 · since CUDA 12.5 */ cudaDevAttrReserved128 = 128,
-  /** since CUDA 12.5 */ cudaDevAttrReserved129 = 129,
-  /** since CUDA 12.5 */ cudaDevAttrNumaConfig = 130,
-  /** since CUDA 12.5 */ cudaDevAttrNumaId = 131,
-  /** since CUDA 12.5 */ cudaDevAttrReserved132 = 132,
-  /** since CUDA 12.5 */ cudaDevAttrMpsEnabled = 133,
-  /** since CUDA 12.5 */ cudaDevAttrHostNumaId = 134,
-  /** since CUDA 12.5 */ cudaDevAttrD3D12CigSupported = 135,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrReserved122 = 122,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrReserved123 = 123,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrReserved124 = 124,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrIpcEventSupport = 125,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrMemSyncDomainCount = 126,
+  /** 0x7f · added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrReserved127 = 127,
+  /** 0x80 · added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrReserved128 = 128,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrReserved129 = 129,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrNumaConfig = 130,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrNumaId = 131,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrReserved132 = 132,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrMpsEnabled = 133,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrHostNumaId = 134,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrD3D12CigSupported = 135,
   cudaDevAttrMax = 136,
 }
 
 /** `enum cudaDeviceNumaConfig` · driver_types.h · CUDA 12.5 */
 export declare enum cudaDeviceNumaConfig {
-  /** since CUDA 12.5 */ cudaDeviceNumaConfigNone = 0,
-  /** since CUDA 12.5 */ cudaDeviceNumaConfigNumaNode = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDeviceNumaConfigNone = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDeviceNumaConfigNumaNode = 1,
 }
 
 /** `enum cudaDeviceP2PAttr` · driver_types.h · CUDA 12.5 */
@@ -230,9 +230,9 @@ export declare enum cudaDeviceP2PAttr {
 
 /** `enum cudaDriverEntryPointQueryResult` · driver_types.h · CUDA 12.5 */
 export declare enum cudaDriverEntryPointQueryResult {
-  /** since CUDA 12.5 */ cudaDriverEntryPointSuccess = 0,
-  /** since CUDA 12.5 */ cudaDriverEntryPointSymbolNotFound = 1,
-  /** since CUDA 12.5 */ cudaDriverEntryPointVersionNotSufficent = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDriverEntryPointSuccess = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDriverEntryPointSymbolNotFound = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDriverEntryPointVersionNotSufficent = 2,
 }
 
 /** `enum cudaError` · driver_types.h · CUDA 12.5 */
@@ -308,7 +308,7 @@ export declare enum cudaError_t {
   cudaErrorUnsupportedPtxVersion = 222,
   cudaErrorJitCompilationDisabled = 223,
   cudaErrorUnsupportedExecAffinity = 224,
-  /** since CUDA 12.5 */ cudaErrorUnsupportedDevSideSync = 225,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaErrorUnsupportedDevSideSync = 225,
   cudaErrorInvalidSource = 300,
   cudaErrorFileNotFound = 301,
   cudaErrorSharedObjectSymbolNotFound = 302,
@@ -316,7 +316,7 @@ export declare enum cudaError_t {
   cudaErrorOperatingSystem = 304,
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorIllegalState = 401,
-  /** since CUDA 12.5 */ cudaErrorLossyQuery = 402,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaErrorLossyQuery = 402,
   cudaErrorSymbolNotFound = 500,
   cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700,
@@ -349,8 +349,8 @@ export declare enum cudaError_t {
   cudaErrorMpsMaxClientsReached = 808,
   cudaErrorMpsMaxConnectionsReached = 809,
   cudaErrorMpsClientTerminated = 810,
-  /** since CUDA 12.5 */ cudaErrorCdpNotSupported = 811,
-  /** since CUDA 12.5 */ cudaErrorCdpVersionMismatch = 812,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaErrorCdpNotSupported = 811,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaErrorCdpVersionMismatch = 812,
   cudaErrorStreamCaptureUnsupported = 900,
   cudaErrorStreamCaptureInvalidated = 901,
   cudaErrorStreamCaptureMerge = 902,
@@ -450,13 +450,13 @@ export declare enum cudaGetDriverEntryPointFlags {
 
 /** `enum cudaGraphConditionalHandleFlags` · driver_types.h · CUDA 12.5 */
 export declare enum cudaGraphConditionalHandleFlags {
-  /** since CUDA 12.5 */ cudaGraphCondAssignDefault = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphCondAssignDefault = 1,
 }
 
 /** `enum cudaGraphConditionalNodeType` · driver_types.h · CUDA 12.5 */
 export declare enum cudaGraphConditionalNodeType {
-  /** since CUDA 12.5 */ cudaGraphCondTypeIf = 0,
-  /** since CUDA 12.5 */ cudaGraphCondTypeWhile = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphCondTypeIf = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphCondTypeWhile = 1,
 }
 
 /** `enum cudaGraphDebugDotFlags` · driver_types.h · CUDA 12.5 */
@@ -471,13 +471,13 @@ export declare enum cudaGraphDebugDotFlags {
   /** 0x100 */ cudaGraphDebugDotFlagsExtSemasWaitNodeParams = 256,
   /** 0x200 */ cudaGraphDebugDotFlagsKernelNodeAttributes = 512,
   /** 0x400 */ cudaGraphDebugDotFlagsHandles = 1024,
-  /** 0x8000 · since CUDA 12.5 */ cudaGraphDebugDotFlagsConditionalNodeParams = 32768,
+  /** 0x8000 · added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphDebugDotFlagsConditionalNodeParams = 32768,
 }
 
 /** `enum cudaGraphDependencyType_enum` · driver_types.h · CUDA 12.5 */
 export declare enum cudaGraphDependencyType {
-  /** since CUDA 12.5 */ cudaGraphDependencyTypeDefault = 0,
-  /** since CUDA 12.5 */ cudaGraphDependencyTypeProgrammatic = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphDependencyTypeDefault = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphDependencyTypeProgrammatic = 1,
 }
 export type cudaGraphDependencyType_enum = cudaGraphDependencyType;
 export declare const cudaGraphDependencyType_enum: typeof cudaGraphDependencyType;
@@ -498,26 +498,26 @@ export declare enum cudaGraphExecUpdateResult {
 /** `enum cudaGraphInstantiateFlags` · driver_types.h · CUDA 12.5 */
 export declare enum cudaGraphInstantiateFlags {
   cudaGraphInstantiateFlagAutoFreeOnLaunch = 1,
-  /** since CUDA 12.5 */ cudaGraphInstantiateFlagUpload = 2,
-  /** since CUDA 12.5 */ cudaGraphInstantiateFlagDeviceLaunch = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphInstantiateFlagUpload = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphInstantiateFlagDeviceLaunch = 4,
   cudaGraphInstantiateFlagUseNodePriority = 8,
 }
 
 /** `enum cudaGraphInstantiateResult` · driver_types.h · CUDA 12.5 */
 export declare enum cudaGraphInstantiateResult {
-  /** since CUDA 12.5 */ cudaGraphInstantiateSuccess = 0,
-  /** since CUDA 12.5 */ cudaGraphInstantiateError = 1,
-  /** since CUDA 12.5 */ cudaGraphInstantiateInvalidStructure = 2,
-  /** since CUDA 12.5 */ cudaGraphInstantiateNodeOperationNotSupported = 3,
-  /** since CUDA 12.5 */ cudaGraphInstantiateMultipleDevicesNotSupported = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphInstantiateSuccess = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphInstantiateError = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphInstantiateInvalidStructure = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphInstantiateNodeOperationNotSupported = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphInstantiateMultipleDevicesNotSupported = 4,
 }
 
 /** `enum cudaGraphKernelNodeField` · driver_types.h · CUDA 12.5 */
 export declare enum cudaGraphKernelNodeField {
-  /** since CUDA 12.5 */ cudaGraphKernelNodeFieldInvalid = 0,
-  /** since CUDA 12.5 */ cudaGraphKernelNodeFieldGridDim = 1,
-  /** since CUDA 12.5 */ cudaGraphKernelNodeFieldParam = 2,
-  /** since CUDA 12.5 */ cudaGraphKernelNodeFieldEnabled = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphKernelNodeFieldInvalid = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphKernelNodeFieldGridDim = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphKernelNodeFieldParam = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphKernelNodeFieldEnabled = 3,
 }
 
 /** `enum cudaGraphMemAttributeType` · driver_types.h · CUDA 12.5 */
@@ -542,7 +542,7 @@ export declare enum cudaGraphNodeType {
   cudaGraphNodeTypeExtSemaphoreWait = 9,
   cudaGraphNodeTypeMemAlloc = 10,
   cudaGraphNodeTypeMemFree = 11,
-  /** since CUDA 12.5 */ cudaGraphNodeTypeConditional = 13,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphNodeTypeConditional = 13,
   cudaGraphNodeTypeCount = 14,
 }
 
@@ -583,17 +583,17 @@ export declare enum cudaLaunchAttributeID {
   cudaLaunchAttributeProgrammaticStreamSerialization = 6,
   cudaLaunchAttributeProgrammaticEvent = 7,
   cudaLaunchAttributePriority = 8,
-  /** since CUDA 12.5 */ cudaLaunchAttributeMemSyncDomainMap = 9,
-  /** since CUDA 12.5 */ cudaLaunchAttributeMemSyncDomain = 10,
-  /** since CUDA 12.5 */ cudaLaunchAttributeLaunchCompletionEvent = 12,
-  /** since CUDA 12.5 */ cudaLaunchAttributeDeviceUpdatableKernelNode = 13,
-  /** since CUDA 12.5 */ cudaLaunchAttributePreferredSharedMemoryCarveout = 14,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaLaunchAttributeMemSyncDomainMap = 9,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaLaunchAttributeMemSyncDomain = 10,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaLaunchAttributeLaunchCompletionEvent = 12,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaLaunchAttributeDeviceUpdatableKernelNode = 13,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaLaunchAttributePreferredSharedMemoryCarveout = 14,
 }
 
 /** `enum cudaLaunchMemSyncDomain` · driver_types.h · CUDA 12.5 */
 export declare enum cudaLaunchMemSyncDomain {
-  /** since CUDA 12.5 */ cudaLaunchMemSyncDomainDefault = 0,
-  /** since CUDA 12.5 */ cudaLaunchMemSyncDomainRemote = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaLaunchMemSyncDomainDefault = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaLaunchMemSyncDomainRemote = 1,
 }
 
 /** `enum cudaLimit` · driver_types.h · CUDA 12.5 */
@@ -620,7 +620,7 @@ export declare enum cudaMemAllocationHandleType {
   cudaMemHandleTypePosixFileDescriptor = 1,
   cudaMemHandleTypeWin32 = 2,
   cudaMemHandleTypeWin32Kmt = 4,
-  /** since CUDA 12.5 */ cudaMemHandleTypeFabric = 8,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemHandleTypeFabric = 8,
 }
 
 /** `enum cudaMemAllocationType` · driver_types.h · CUDA 12.5 */
@@ -634,9 +634,9 @@ export declare enum cudaMemAllocationType {
 export declare enum cudaMemLocationType {
   cudaMemLocationTypeInvalid = 0,
   cudaMemLocationTypeDevice = 1,
-  /** since CUDA 12.5 */ cudaMemLocationTypeHost = 2,
-  /** since CUDA 12.5 */ cudaMemLocationTypeHostNuma = 3,
-  /** since CUDA 12.5 */ cudaMemLocationTypeHostNumaCurrent = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemLocationTypeHost = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemLocationTypeHostNuma = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemLocationTypeHostNumaCurrent = 4,
 }
 
 /** `enum cudaMemPoolAttr` · driver_types.h · CUDA 12.5 */
@@ -657,10 +657,10 @@ export declare enum cudaMemRangeAttribute {
   cudaMemRangeAttributePreferredLocation = 2,
   cudaMemRangeAttributeAccessedBy = 3,
   cudaMemRangeAttributeLastPrefetchLocation = 4,
-  /** since CUDA 12.5 */ cudaMemRangeAttributePreferredLocationType = 5,
-  /** since CUDA 12.5 */ cudaMemRangeAttributePreferredLocationId = 6,
-  /** since CUDA 12.5 */ cudaMemRangeAttributeLastPrefetchLocationType = 7,
-  /** since CUDA 12.5 */ cudaMemRangeAttributeLastPrefetchLocationId = 8,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemRangeAttributePreferredLocationType = 5,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemRangeAttributePreferredLocationId = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemRangeAttributeLastPrefetchLocationType = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemRangeAttributeLastPrefetchLocationId = 8,
 }
 
 /** `enum cudaMemcpyKind` · driver_types.h · CUDA 12.5 */
@@ -1046,14 +1046,14 @@ export interface cudaArraySparseProperties_tileExtent {
 }
 /** `struct cudaAsyncNotificationInfo` · 16 bytes, align 8 · driver_types.h */
 export interface cudaAsyncNotificationInfo {
-  /** `cudaAsyncNotificationType` at byte 0 · since CUDA 12.5 */
+  /** `cudaAsyncNotificationType` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   type: cudaAsyncNotificationType;
-  /** `union cudaAsyncNotificationInfo_info` at byte 8 · since CUDA 12.5 */
+  /** `union cudaAsyncNotificationInfo_info` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   info: cudaAsyncNotificationInfo_info;
 }
 /** `struct cudaAsyncNotificationInfo_info_overBudget` · 8 bytes, align 8 · driver_types.h */
 export interface cudaAsyncNotificationInfo_info_overBudget {
-  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   bytesOverBudget: number | bigint;
 }
 /** `struct cudaChannelFormatDesc` · 20 bytes, align 4 · driver_types.h */
@@ -1071,18 +1071,18 @@ export interface cudaChannelFormatDesc {
 }
 /** `struct cudaChildGraphNodeParams` · 8 bytes, align 8 · driver_types.h */
 export interface cudaChildGraphNodeParams {
-  /** `cudaGraph_t` at byte 0 · since CUDA 12.5 */
+  /** `cudaGraph_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   graph: cudaGraph_t;
 }
 /** `struct cudaConditionalNodeParams` · 24 bytes, align 8 · driver_types.h */
 export interface cudaConditionalNodeParams {
-  /** `cudaGraphConditionalHandle` at byte 0 · since CUDA 12.5 */
+  /** `cudaGraphConditionalHandle` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   handle: number | bigint;
-  /** `enum cudaGraphConditionalNodeType` at byte 8 · since CUDA 12.5 */
+  /** `enum cudaGraphConditionalNodeType` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   type: cudaGraphConditionalNodeType;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   size: number;
-  /** `cudaGraph_t *` at byte 16 · since CUDA 12.5 */
+  /** `cudaGraph_t *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   phGraph_out: number;
 }
 /** `struct cudaDeviceProp` · 1032 bytes, align 8 · driver_types.h */
@@ -1247,47 +1247,47 @@ export interface cudaDeviceProp {
   accessPolicyMaxWindowSize: number;
   /** `size_t` at byte 720 */
   reservedSharedMemPerBlock: number;
-  /** `int` at byte 728 · since CUDA 12.5 */
+  /** `int` at byte 728 · added after CUDA 11.8; present in CUDA 12.5 */
   hostRegisterSupported: number;
-  /** `int` at byte 732 · since CUDA 12.5 */
+  /** `int` at byte 732 · added after CUDA 11.8; present in CUDA 12.5 */
   sparseCudaArraySupported: number;
-  /** `int` at byte 736 · since CUDA 12.5 */
+  /** `int` at byte 736 · added after CUDA 11.8; present in CUDA 12.5 */
   hostRegisterReadOnlySupported: number;
-  /** `int` at byte 740 · since CUDA 12.5 */
+  /** `int` at byte 740 · added after CUDA 11.8; present in CUDA 12.5 */
   timelineSemaphoreInteropSupported: number;
-  /** `int` at byte 744 · since CUDA 12.5 */
+  /** `int` at byte 744 · added after CUDA 11.8; present in CUDA 12.5 */
   memoryPoolsSupported: number;
-  /** `int` at byte 748 · since CUDA 12.5 */
+  /** `int` at byte 748 · added after CUDA 11.8; present in CUDA 12.5 */
   gpuDirectRDMASupported: number;
-  /** `unsigned int` at byte 752 · since CUDA 12.5 */
+  /** `unsigned int` at byte 752 · added after CUDA 11.8; present in CUDA 12.5 */
   gpuDirectRDMAFlushWritesOptions: number;
-  /** `int` at byte 756 · since CUDA 12.5 */
+  /** `int` at byte 756 · added after CUDA 11.8; present in CUDA 12.5 */
   gpuDirectRDMAWritesOrdering: number;
-  /** `unsigned int` at byte 760 · since CUDA 12.5 */
+  /** `unsigned int` at byte 760 · added after CUDA 11.8; present in CUDA 12.5 */
   memoryPoolSupportedHandleTypes: number;
-  /** `int` at byte 764 · since CUDA 12.5 */
+  /** `int` at byte 764 · added after CUDA 11.8; present in CUDA 12.5 */
   deferredMappingCudaArraySupported: number;
-  /** `int` at byte 768 · since CUDA 12.5 */
+  /** `int` at byte 768 · added after CUDA 11.8; present in CUDA 12.5 */
   ipcEventSupported: number;
-  /** `int` at byte 772 · since CUDA 12.5 */
+  /** `int` at byte 772 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterLaunch: number;
-  /** `int` at byte 776 · since CUDA 12.5 */
+  /** `int` at byte 776 · added after CUDA 11.8; present in CUDA 12.5 */
   unifiedFunctionPointers: number;
-  /** `int [2]` at byte 780 · since CUDA 12.5 */
+  /** `int [2]` at byte 780 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved2: number[];
-  /** `int [1]` at byte 788 · since CUDA 12.5 */
+  /** `int [1]` at byte 788 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved1: number[];
-  /** `int [60]` at byte 792 · since CUDA 12.5 */
+  /** `int [60]` at byte 792 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number[];
 }
 /** `struct cudaEventRecordNodeParams` · 8 bytes, align 8 · driver_types.h */
 export interface cudaEventRecordNodeParams {
-  /** `cudaEvent_t` at byte 0 · since CUDA 12.5 */
+  /** `cudaEvent_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   event: cudaEvent_t;
 }
 /** `struct cudaEventWaitNodeParams` · 8 bytes, align 8 · driver_types.h */
 export interface cudaEventWaitNodeParams {
-  /** `cudaEvent_t` at byte 0 · since CUDA 12.5 */
+  /** `cudaEvent_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   event: cudaEvent_t;
 }
 /** `struct cudaExtent` · 24 bytes, align 8 · driver_types.h */
@@ -1366,11 +1366,11 @@ export interface cudaExternalSemaphoreSignalNodeParams {
 }
 /** `struct cudaExternalSemaphoreSignalNodeParamsV2` · 24 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalNodeParamsV2 {
-  /** `cudaExternalSemaphore_t *` at byte 0 · since CUDA 12.5 */
+  /** `cudaExternalSemaphore_t *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   extSemArray: number;
-  /** `const struct cudaExternalSemaphoreSignalParams *` at byte 8 · since CUDA 12.5 */
+  /** `const struct cudaExternalSemaphoreSignalParams *` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   paramsArray: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   numExtSems: number;
 }
 /** `struct cudaExternalSemaphoreSignalParams` · 144 bytes, align 8 · driver_types.h */
@@ -1440,11 +1440,11 @@ export interface cudaExternalSemaphoreWaitNodeParams {
 }
 /** `struct cudaExternalSemaphoreWaitNodeParamsV2` · 24 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitNodeParamsV2 {
-  /** `cudaExternalSemaphore_t *` at byte 0 · since CUDA 12.5 */
+  /** `cudaExternalSemaphore_t *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   extSemArray: number;
-  /** `const struct cudaExternalSemaphoreWaitParams *` at byte 8 · since CUDA 12.5 */
+  /** `const struct cudaExternalSemaphoreWaitParams *` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   paramsArray: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   numExtSems: number;
 }
 /** `struct cudaExternalSemaphoreWaitParams` · 144 bytes, align 8 · driver_types.h */
@@ -1529,79 +1529,79 @@ export interface cudaFuncAttributes {
   maxDynamicSharedSizeBytes: number;
   /** `int` at byte 48 */
   preferredShmemCarveout: number;
-  /** `int` at byte 52 · since CUDA 12.5 */
+  /** `int` at byte 52 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterDimMustBeSet: number;
-  /** `int` at byte 56 · since CUDA 12.5 */
+  /** `int` at byte 56 · added after CUDA 11.8; present in CUDA 12.5 */
   requiredClusterWidth: number;
-  /** `int` at byte 60 · since CUDA 12.5 */
+  /** `int` at byte 60 · added after CUDA 11.8; present in CUDA 12.5 */
   requiredClusterHeight: number;
-  /** `int` at byte 64 · since CUDA 12.5 */
+  /** `int` at byte 64 · added after CUDA 11.8; present in CUDA 12.5 */
   requiredClusterDepth: number;
-  /** `int` at byte 68 · since CUDA 12.5 */
+  /** `int` at byte 68 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterSchedulingPolicyPreference: number;
-  /** `int` at byte 72 · since CUDA 12.5 */
+  /** `int` at byte 72 · added after CUDA 11.8; present in CUDA 12.5 */
   nonPortableClusterSizeAllowed: number;
-  /** `int [16]` at byte 76 · since CUDA 12.5 */
+  /** `int [16]` at byte 76 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number[];
 }
 /** `struct cudaGraphEdgeData_st` · 8 bytes, align 1 · driver_types.h */
 export interface cudaGraphEdgeData_st {
-  /** `unsigned char` at byte 0 · since CUDA 12.5 */
+  /** `unsigned char` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   from_port: number;
-  /** `unsigned char` at byte 1 · since CUDA 12.5 */
+  /** `unsigned char` at byte 1 · added after CUDA 11.8; present in CUDA 12.5 */
   to_port: number;
-  /** `unsigned char` at byte 2 · since CUDA 12.5 */
+  /** `unsigned char` at byte 2 · added after CUDA 11.8; present in CUDA 12.5 */
   type: number;
-  /** `unsigned char [5]` at byte 3 · since CUDA 12.5 */
+  /** `unsigned char [5]` at byte 3 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number[];
 }
 /** `struct cudaGraphExecUpdateResultInfo_st` · 24 bytes, align 8 · driver_types.h */
 export interface cudaGraphExecUpdateResultInfo_st {
-  /** `enum cudaGraphExecUpdateResult` at byte 0 · since CUDA 12.5 */
+  /** `enum cudaGraphExecUpdateResult` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   result: cudaGraphExecUpdateResult;
-  /** `cudaGraphNode_t` at byte 8 · since CUDA 12.5 */
+  /** `cudaGraphNode_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   errorNode: cudaGraphNode_t;
-  /** `cudaGraphNode_t` at byte 16 · since CUDA 12.5 */
+  /** `cudaGraphNode_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   errorFromNode: cudaGraphNode_t;
 }
 /** `struct cudaGraphInstantiateParams_st` · 32 bytes, align 8 · driver_types.h */
 export interface cudaGraphInstantiateParams_st {
-  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number | bigint;
-  /** `cudaStream_t` at byte 8 · since CUDA 12.5 */
+  /** `cudaStream_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   uploadStream: cudaStream_t;
-  /** `cudaGraphNode_t` at byte 16 · since CUDA 12.5 */
+  /** `cudaGraphNode_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   errNode_out: cudaGraphNode_t;
-  /** `cudaGraphInstantiateResult` at byte 24 · since CUDA 12.5 */
+  /** `cudaGraphInstantiateResult` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   result_out: cudaGraphInstantiateResult;
 }
 /** `struct cudaGraphKernelNodeUpdate` · 40 bytes, align 8 · driver_types.h */
 export interface cudaGraphKernelNodeUpdate {
-  /** `cudaGraphDeviceNode_t` at byte 0 · since CUDA 12.5 */
+  /** `cudaGraphDeviceNode_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   node: cudaGraphDeviceNode_t;
-  /** `enum cudaGraphKernelNodeField` at byte 8 · since CUDA 12.5 */
+  /** `enum cudaGraphKernelNodeField` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   field: cudaGraphKernelNodeField;
-  /** `union cudaGraphKernelNodeUpdate_updateData` at byte 16 · since CUDA 12.5 */
+  /** `union cudaGraphKernelNodeUpdate_updateData` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   updateData: cudaGraphKernelNodeUpdate_updateData;
 }
 /** `struct cudaGraphKernelNodeUpdate_updateData_param` · 24 bytes, align 8 · driver_types.h */
 export interface cudaGraphKernelNodeUpdate_updateData_param {
-  /** `const void *` at byte 0 · since CUDA 12.5 */
+  /** `const void *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   pValue: number;
-  /** `size_t` at byte 8 · since CUDA 12.5 */
+  /** `size_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   offset: number;
-  /** `size_t` at byte 16 · since CUDA 12.5 */
+  /** `size_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   size: number;
 }
 /** `struct cudaGraphNodeParams` · 256 bytes, align 8 · driver_types.h */
 export interface cudaGraphNodeParams {
-  /** `enum cudaGraphNodeType` at byte 0 · since CUDA 12.5 */
+  /** `enum cudaGraphNodeType` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   type: cudaGraphNodeType;
-  /** `int [3]` at byte 4 · since CUDA 12.5 */
+  /** `int [3]` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved0: number[];
-  /** `union cudaGraphNodeParams_anon2` at byte 16 · since CUDA 12.5 */
+  /** `union cudaGraphNodeParams_anon2` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   anon2: cudaGraphNodeParams_anon2;
-  /** `long long` at byte 248 · since CUDA 12.5 */
+  /** `long long` at byte 248 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved2: number | bigint;
 }
 /** `struct cudaHostNodeParams` · 16 bytes, align 8 · driver_types.h */
@@ -1613,9 +1613,9 @@ export interface cudaHostNodeParams {
 }
 /** `struct cudaHostNodeParamsV2` · 16 bytes, align 8 · driver_types.h */
 export interface cudaHostNodeParamsV2 {
-  /** `cudaHostFn_t` at byte 0 · since CUDA 12.5 */
+  /** `cudaHostFn_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   fn: number;
-  /** `void *` at byte 8 · since CUDA 12.5 */
+  /** `void *` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   userData: number;
 }
 /** `struct cudaIpcEventHandle_st` · 64 bytes, align 1 · driver_types.h */
@@ -1645,17 +1645,17 @@ export interface cudaKernelNodeParams {
 }
 /** `struct cudaKernelNodeParamsV2` · 56 bytes, align 8 · driver_types.h */
 export interface cudaKernelNodeParamsV2 {
-  /** `void *` at byte 0 · since CUDA 12.5 */
+  /** `void *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   func: number;
-  /** `dim3` at byte 8 · since CUDA 12.5 */
+  /** `dim3` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   gridDim: dim3;
-  /** `dim3` at byte 20 · since CUDA 12.5 */
+  /** `dim3` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   blockDim: dim3;
-  /** `unsigned int` at byte 32 · since CUDA 12.5 */
+  /** `unsigned int` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemBytes: number;
-  /** `void **` at byte 40 · since CUDA 12.5 */
+  /** `void **` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   kernelParams: number;
-  /** `void **` at byte 48 · since CUDA 12.5 */
+  /** `void **` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   extra: number;
 }
 /** `struct cudaLaunchAttributeValue_clusterDim` · 12 bytes, align 4 · driver_types.h */
@@ -1669,16 +1669,16 @@ export interface cudaLaunchAttributeValue_clusterDim {
 }
 /** `struct cudaLaunchAttributeValue_deviceUpdatableKernelNode` · 16 bytes, align 8 · driver_types.h */
 export interface cudaLaunchAttributeValue_deviceUpdatableKernelNode {
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceUpdatable: number;
-  /** `cudaGraphDeviceNode_t` at byte 8 · since CUDA 12.5 */
+  /** `cudaGraphDeviceNode_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   devNode: cudaGraphDeviceNode_t;
 }
 /** `struct cudaLaunchAttributeValue_launchCompletionEvent` · 16 bytes, align 8 · driver_types.h */
 export interface cudaLaunchAttributeValue_launchCompletionEvent {
-  /** `cudaEvent_t` at byte 0 · since CUDA 12.5 */
+  /** `cudaEvent_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   event: cudaEvent_t;
-  /** `int` at byte 8 · since CUDA 12.5 */
+  /** `int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number;
 }
 /** `struct cudaLaunchAttributeValue_programmaticEvent` · 16 bytes, align 8 · driver_types.h */
@@ -1716,9 +1716,9 @@ export interface cudaLaunchConfig_st {
 }
 /** `struct cudaLaunchMemSyncDomainMap_st` · 2 bytes, align 1 · driver_types.h */
 export interface cudaLaunchMemSyncDomainMap_st {
-  /** `unsigned char` at byte 0 · since CUDA 12.5 */
+  /** `unsigned char` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   default_: number;
-  /** `unsigned char` at byte 1 · since CUDA 12.5 */
+  /** `unsigned char` at byte 1 · added after CUDA 11.8; present in CUDA 12.5 */
   remote: number;
 }
 /** `struct cudaLaunchParams` · 56 bytes, align 8 · driver_types.h */
@@ -1758,25 +1758,25 @@ export interface cudaMemAllocNodeParams {
 }
 /** `struct cudaMemAllocNodeParamsV2` · 120 bytes, align 8 · driver_types.h */
 export interface cudaMemAllocNodeParamsV2 {
-  /** `struct cudaMemPoolProps` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaMemPoolProps` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   poolProps: cudaMemPoolProps;
-  /** `const struct cudaMemAccessDesc *` at byte 88 · since CUDA 12.5 */
+  /** `const struct cudaMemAccessDesc *` at byte 88 · added after CUDA 11.8; present in CUDA 12.5 */
   accessDescs: number;
-  /** `size_t` at byte 96 · since CUDA 12.5 */
+  /** `size_t` at byte 96 · added after CUDA 11.8; present in CUDA 12.5 */
   accessDescCount: number;
-  /** `size_t` at byte 104 · since CUDA 12.5 */
+  /** `size_t` at byte 104 · added after CUDA 11.8; present in CUDA 12.5 */
   bytesize: number;
-  /** `void *` at byte 112 · since CUDA 12.5 */
+  /** `void *` at byte 112 · added after CUDA 11.8; present in CUDA 12.5 */
   dptr: number;
 }
 /** `struct cudaMemFabricHandle_st` · 64 bytes, align 1 · driver_types.h */
 export interface cudaMemFabricHandle_st {
-  /** `char [64]` at byte 0 · since CUDA 12.5 */
+  /** `char [64]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number[];
 }
 /** `struct cudaMemFreeNodeParams` · 8 bytes, align 8 · driver_types.h */
 export interface cudaMemFreeNodeParams {
-  /** `void *` at byte 0 · since CUDA 12.5 */
+  /** `void *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   dptr: number;
 }
 /** `struct cudaMemLocation` · 8 bytes, align 4 · driver_types.h */
@@ -1796,7 +1796,7 @@ export interface cudaMemPoolProps {
   location: cudaMemLocation;
   /** `void *` at byte 16 */
   win32SecurityAttributes: number;
-  /** `size_t` at byte 24 · since CUDA 12.5 */
+  /** `size_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   maxSize: number;
   /** `unsigned char [56]` at byte 32 */
   reserved: number[];
@@ -1848,11 +1848,11 @@ export interface cudaMemcpy3DPeerParms {
 }
 /** `struct cudaMemcpyNodeParams` · 176 bytes, align 8 · driver_types.h */
 export interface cudaMemcpyNodeParams {
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number;
-  /** `int [3]` at byte 4 · since CUDA 12.5 */
+  /** `int [3]` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number[];
-  /** `struct cudaMemcpy3DParms` at byte 16 · since CUDA 12.5 */
+  /** `struct cudaMemcpy3DParms` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   copyParams: cudaMemcpy3DParms;
 }
 /** `struct cudaMemsetParams` · 40 bytes, align 8 · driver_types.h */
@@ -1872,17 +1872,17 @@ export interface cudaMemsetParams {
 }
 /** `struct cudaMemsetParamsV2` · 40 bytes, align 8 · driver_types.h */
 export interface cudaMemsetParamsV2 {
-  /** `void *` at byte 0 · since CUDA 12.5 */
+  /** `void *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   dst: number;
-  /** `size_t` at byte 8 · since CUDA 12.5 */
+  /** `size_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   pitch: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   value: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   elementSize: number;
-  /** `size_t` at byte 24 · since CUDA 12.5 */
+  /** `size_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   width: number;
-  /** `size_t` at byte 32 · since CUDA 12.5 */
+  /** `size_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   height: number;
 }
 /** `struct cudaPitchedPtr` · 32 bytes, align 8 · driver_types.h */
@@ -2000,7 +2000,7 @@ export interface cudaTextureDesc {
   maxMipmapLevelClamp: number;
   /** `int` at byte 64 */
   disableTrilinearOptimization: number;
-  /** `int` at byte 68 · since CUDA 12.5 */
+  /** `int` at byte 68 · added after CUDA 11.8; present in CUDA 12.5 */
   seamlessCubemap: number;
 }
 /** `struct dim3` · 12 bytes, align 4 · vector_types.h */
@@ -2366,7 +2366,7 @@ export interface ushort4 {
 }
 /** `union cudaAsyncNotificationInfo_info` · 8 bytes, align 8 · driver_types.h */
 export interface cudaAsyncNotificationInfo_info {
-  /** `struct cudaAsyncNotificationInfo_info_overBudget` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaAsyncNotificationInfo_info_overBudget` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   overBudget: cudaAsyncNotificationInfo_info_overBudget;
 }
 /** `union cudaExternalMemoryHandleDesc_handle` · 16 bytes, align 8 · driver_types.h */
@@ -2417,40 +2417,40 @@ export interface cudaExternalSemaphoreWaitParams_v1_params_nvSciSync {
 }
 /** `union cudaGraphKernelNodeUpdate_updateData` · 24 bytes, align 8 · driver_types.h */
 export interface cudaGraphKernelNodeUpdate_updateData {
-  /** `dim3` at byte 0 · since CUDA 12.5 */
+  /** `dim3` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   gridDim: dim3;
-  /** `struct cudaGraphKernelNodeUpdate_updateData_param` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaGraphKernelNodeUpdate_updateData_param` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   param: cudaGraphKernelNodeUpdate_updateData_param;
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   isEnabled: number;
 }
 /** `union cudaGraphNodeParams_anon2` · 232 bytes, align 8 · driver_types.h */
 export interface cudaGraphNodeParams_anon2 {
-  /** `long long [29]` at byte 0 · since CUDA 12.5 */
+  /** `long long [29]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved1: (number | bigint)[];
-  /** `struct cudaKernelNodeParamsV2` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaKernelNodeParamsV2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kernel: cudaKernelNodeParamsV2;
-  /** `struct cudaMemcpyNodeParams` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaMemcpyNodeParams` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memcpy: cudaMemcpyNodeParams;
-  /** `struct cudaMemsetParamsV2` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaMemsetParamsV2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memset: cudaMemsetParamsV2;
-  /** `struct cudaHostNodeParamsV2` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaHostNodeParamsV2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   host: cudaHostNodeParamsV2;
-  /** `struct cudaChildGraphNodeParams` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaChildGraphNodeParams` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   graph: cudaChildGraphNodeParams;
-  /** `struct cudaEventWaitNodeParams` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaEventWaitNodeParams` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   eventWait: cudaEventWaitNodeParams;
-  /** `struct cudaEventRecordNodeParams` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaEventRecordNodeParams` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   eventRecord: cudaEventRecordNodeParams;
-  /** `struct cudaExternalSemaphoreSignalNodeParamsV2` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaExternalSemaphoreSignalNodeParamsV2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   extSemSignal: cudaExternalSemaphoreSignalNodeParamsV2;
-  /** `struct cudaExternalSemaphoreWaitNodeParamsV2` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaExternalSemaphoreWaitNodeParamsV2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   extSemWait: cudaExternalSemaphoreWaitNodeParamsV2;
-  /** `struct cudaMemAllocNodeParamsV2` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaMemAllocNodeParamsV2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   alloc: cudaMemAllocNodeParamsV2;
-  /** `struct cudaMemFreeNodeParams` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaMemFreeNodeParams` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   free: cudaMemFreeNodeParams;
-  /** `struct cudaConditionalNodeParams` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaConditionalNodeParams` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   conditional: cudaConditionalNodeParams;
 }
 /** `union cudaLaunchAttributeValue` · 64 bytes, align 8 · driver_types.h */
@@ -2473,15 +2473,15 @@ export interface cudaLaunchAttributeValue {
   programmaticEvent: cudaLaunchAttributeValue_programmaticEvent;
   /** `int` at byte 0 */
   priority: number;
-  /** `cudaLaunchMemSyncDomainMap` at byte 0 · since CUDA 12.5 */
+  /** `cudaLaunchMemSyncDomainMap` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memSyncDomainMap: cudaLaunchMemSyncDomainMap_st;
-  /** `cudaLaunchMemSyncDomain` at byte 0 · since CUDA 12.5 */
+  /** `cudaLaunchMemSyncDomain` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memSyncDomain: cudaLaunchMemSyncDomain;
-  /** `struct cudaLaunchAttributeValue_launchCompletionEvent` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaLaunchAttributeValue_launchCompletionEvent` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   launchCompletionEvent: cudaLaunchAttributeValue_launchCompletionEvent;
-  /** `struct cudaLaunchAttributeValue_deviceUpdatableKernelNode` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaLaunchAttributeValue_deviceUpdatableKernelNode` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceUpdatableKernelNode: cudaLaunchAttributeValue_deviceUpdatableKernelNode;
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemCarveout: number;
 }
 /** `union cudaResourceDesc_res` · 56 bytes, align 8 · driver_types.h */

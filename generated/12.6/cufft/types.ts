@@ -63,8 +63,8 @@ export declare const cufftCompatibility_t: typeof cufftCompatibility;
 
 /** `enum cufftProperty_t` · cufft.h · CUDA 12.6 */
 export declare enum cufftProperty {
-  /** since CUDA 12.5 */ NVFFT_PLAN_PROPERTY_INT64_PATIENT_JIT = 1,
-  /** since CUDA 12.5 */ NVFFT_PLAN_PROPERTY_INT64_MAX_NUM_HOST_THREADS = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVFFT_PLAN_PROPERTY_INT64_PATIENT_JIT = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVFFT_PLAN_PROPERTY_INT64_MAX_NUM_HOST_THREADS = 2,
 }
 export type cufftProperty_t = cufftProperty;
 export declare const cufftProperty_t: typeof cufftProperty;

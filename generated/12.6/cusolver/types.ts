@@ -82,8 +82,8 @@ export declare enum cusolverAlgMode_t {
 
 /** `enum cusolverDeterministicMode_t` · cusolverDn.h · CUDA 12.6 */
 export declare enum cusolverDeterministicMode_t {
-  /** since CUDA 12.5 */ CUSOLVER_DETERMINISTIC_RESULTS = 1,
-  /** since CUDA 12.5 */ CUSOLVER_ALLOW_NON_DETERMINISTIC_RESULTS = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSOLVER_DETERMINISTIC_RESULTS = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSOLVER_ALLOW_NON_DETERMINISTIC_RESULTS = 2,
 }
 
 /** `enum cusolverDirectMode_t` · cusolver_common.h · CUDA 12.6 */

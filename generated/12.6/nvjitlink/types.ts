@@ -18,7 +18,7 @@ export declare enum nvJitLinkInputType {
   NVJITLINK_INPUT_FATBIN = 4,
   NVJITLINK_INPUT_OBJECT = 5,
   NVJITLINK_INPUT_LIBRARY = 6,
-  /** since CUDA 12.6 */ NVJITLINK_INPUT_INDEX = 7,
+  /** added after CUDA 12.5; present in CUDA 12.6 */ NVJITLINK_INPUT_INDEX = 7,
   NVJITLINK_INPUT_ANY = 10,
 }
 
@@ -33,7 +33,7 @@ export declare enum nvJitLinkResult {
   NVJITLINK_ERROR_INTERNAL = 6,
   NVJITLINK_ERROR_THREADPOOL = 7,
   NVJITLINK_ERROR_UNRECOGNIZED_INPUT = 8,
-  /** since CUDA 12.6 */ NVJITLINK_ERROR_FINALIZE = 9,
+  /** added after CUDA 12.5; present in CUDA 12.6 */ NVJITLINK_ERROR_FINALIZE = 9,
 }
 
 /** `typedef struct nvJitLink *nvJitLinkHandle` · nvJitLink.h */

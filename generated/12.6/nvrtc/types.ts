@@ -23,7 +23,7 @@ export declare enum nvrtcResult {
   NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION = 9,
   NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID = 10,
   NVRTC_ERROR_INTERNAL_ERROR = 11,
-  /** since CUDA 12.5 */ NVRTC_ERROR_TIME_FILE_WRITE_FAILED = 12,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVRTC_ERROR_TIME_FILE_WRITE_FAILED = 12,
 }
 
 /** `typedef struct _nvrtcProgram *nvrtcProgram` · nvrtc.h */

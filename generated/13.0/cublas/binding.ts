@@ -242,12 +242,12 @@ cublasGemmStridedBatchedEx|cublasGemmStridedBatchedEx||int32_t|uintptr_t,int32_t
 cublasGemmStridedBatchedEx_64|cublasGemmStridedBatchedEx_64||int32_t|uintptr_t,int32_t,int32_t,int64_t,int64_t,int64_t,void *,void *,int32_t,int64_t,int64_t,void *,int32_t,int64_t,int64_t,void *,void *,int32_t,int64_t,int64_t,int64_t,int32_t,int32_t||
 cublasGetAtomicsMode|cublasGetAtomicsMode||int32_t|uintptr_t,void *||
 cublasGetCudartVersion|cublasGetCudartVersion||uint64_t|||
-cublasGetEmulationSpecialValuesSupport|cublasGetEmulationSpecialValuesSupport||int32_t|uintptr_t,void *|13.0|
-cublasGetEmulationStrategy|cublasGetEmulationStrategy||int32_t|uintptr_t,void *|13.0|
-cublasGetFixedPointEmulationMantissaBitCountPointer|cublasGetFixedPointEmulationMantissaBitCountPointer||int32_t|uintptr_t,void *|13.0|
-cublasGetFixedPointEmulationMantissaBitOffset|cublasGetFixedPointEmulationMantissaBitOffset||int32_t|uintptr_t,void *|13.0|
-cublasGetFixedPointEmulationMantissaControl|cublasGetFixedPointEmulationMantissaControl||int32_t|uintptr_t,void *|13.0|
-cublasGetFixedPointEmulationMaxMantissaBitCount|cublasGetFixedPointEmulationMaxMantissaBitCount||int32_t|uintptr_t,void *|13.0|
+cublasGetEmulationSpecialValuesSupport|cublasGetEmulationSpecialValuesSupport||int32_t|uintptr_t,void *||
+cublasGetEmulationStrategy|cublasGetEmulationStrategy||int32_t|uintptr_t,void *||
+cublasGetFixedPointEmulationMantissaBitCountPointer|cublasGetFixedPointEmulationMantissaBitCountPointer||int32_t|uintptr_t,void *||
+cublasGetFixedPointEmulationMantissaBitOffset|cublasGetFixedPointEmulationMantissaBitOffset||int32_t|uintptr_t,void *||
+cublasGetFixedPointEmulationMantissaControl|cublasGetFixedPointEmulationMantissaControl||int32_t|uintptr_t,void *||
+cublasGetFixedPointEmulationMaxMantissaBitCount|cublasGetFixedPointEmulationMaxMantissaBitCount||int32_t|uintptr_t,void *||
 cublasGetLoggerCallback|cublasGetLoggerCallback||int32_t|void *||
 cublasGetMathMode|cublasGetMathMode||int32_t|uintptr_t,void *||
 cublasGetMatrix|cublasGetMatrix||int32_t|int32_t,int32_t,int32_t,void *,int32_t,void *,int32_t||
@@ -311,12 +311,12 @@ cublasSdgmm_64|cublasSdgmm_64||int32_t|uintptr_t,int32_t,int64_t,int64_t,void *,
 cublasSdot|cublasSdot_v2||int32_t|uintptr_t,int32_t,void *,int32_t,void *,int32_t,void *||
 cublasSdot_v2_64|cublasSdot_v2_64||int32_t|uintptr_t,int64_t,void *,int64_t,void *,int64_t,void *||
 cublasSetAtomicsMode|cublasSetAtomicsMode||int32_t|uintptr_t,int32_t||
-cublasSetEmulationSpecialValuesSupport|cublasSetEmulationSpecialValuesSupport||int32_t|uintptr_t,int32_t|13.0|
-cublasSetEmulationStrategy|cublasSetEmulationStrategy||int32_t|uintptr_t,int32_t|13.0|
-cublasSetFixedPointEmulationMantissaBitCountPointer|cublasSetFixedPointEmulationMantissaBitCountPointer||int32_t|uintptr_t,void *|13.0|
-cublasSetFixedPointEmulationMantissaBitOffset|cublasSetFixedPointEmulationMantissaBitOffset||int32_t|uintptr_t,int32_t|13.0|
-cublasSetFixedPointEmulationMantissaControl|cublasSetFixedPointEmulationMantissaControl||int32_t|uintptr_t,int32_t|13.0|
-cublasSetFixedPointEmulationMaxMantissaBitCount|cublasSetFixedPointEmulationMaxMantissaBitCount||int32_t|uintptr_t,int32_t|13.0|
+cublasSetEmulationSpecialValuesSupport|cublasSetEmulationSpecialValuesSupport||int32_t|uintptr_t,int32_t||
+cublasSetEmulationStrategy|cublasSetEmulationStrategy||int32_t|uintptr_t,int32_t||
+cublasSetFixedPointEmulationMantissaBitCountPointer|cublasSetFixedPointEmulationMantissaBitCountPointer||int32_t|uintptr_t,void *||
+cublasSetFixedPointEmulationMantissaBitOffset|cublasSetFixedPointEmulationMantissaBitOffset||int32_t|uintptr_t,int32_t||
+cublasSetFixedPointEmulationMantissaControl|cublasSetFixedPointEmulationMantissaControl||int32_t|uintptr_t,int32_t||
+cublasSetFixedPointEmulationMaxMantissaBitCount|cublasSetFixedPointEmulationMaxMantissaBitCount||int32_t|uintptr_t,int32_t||
 cublasSetLoggerCallback|cublasSetLoggerCallback||int32_t|void *||
 cublasSetMathMode|cublasSetMathMode||int32_t|uintptr_t,int32_t||
 cublasSetMatrix|cublasSetMatrix||int32_t|int32_t,int32_t,int32_t,void *,int32_t,void *,int32_t||

@@ -947,22 +947,22 @@ export declare const cublasGetAtomicsMode: typeof Get.cublasGetAtomicsMode;
 /** `size_t cublasGetCudartVersion(void)` · cublas_api.h · CUDA 13.0
  * @function */
 export declare const cublasGetCudartVersion: typeof Get.cublasGetCudartVersion;
-/** `cublasStatus_t cublasGetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask)` · cublas_api.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasGetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport *mask)` · cublas_api.h · CUDA 13.0
  * @function */
 export declare const cublasGetEmulationSpecialValuesSupport: typeof Get.cublasGetEmulationSpecialValuesSupport;
-/** `cublasStatus_t cublasGetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy)` · cublas_api.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasGetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t *emulationStrategy)` · cublas_api.h · CUDA 13.0
  * @function */
 export declare const cublasGetEmulationStrategy: typeof Get.cublasGetEmulationStrategy;
-/** `cublasStatus_t cublasGetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int **mantissaBitCount)` · cublas_api.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasGetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int **mantissaBitCount)` · cublas_api.h · CUDA 13.0
  * @function */
 export declare const cublasGetFixedPointEmulationMantissaBitCountPointer: typeof Get.cublasGetFixedPointEmulationMantissaBitCountPointer;
-/** `cublasStatus_t cublasGetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int *mantissaBitOffset)` · cublas_api.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasGetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int *mantissaBitOffset)` · cublas_api.h · CUDA 13.0
  * @function */
 export declare const cublasGetFixedPointEmulationMantissaBitOffset: typeof Get.cublasGetFixedPointEmulationMantissaBitOffset;
-/** `cublasStatus_t cublasGetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl)` · cublas_api.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasGetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl *mantissaControl)` · cublas_api.h · CUDA 13.0
  * @function */
 export declare const cublasGetFixedPointEmulationMantissaControl: typeof Get.cublasGetFixedPointEmulationMantissaControl;
-/** `cublasStatus_t cublasGetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int *maxMantissaBitCount)` · cublas_api.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasGetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int *maxMantissaBitCount)` · cublas_api.h · CUDA 13.0
  * @function */
 export declare const cublasGetFixedPointEmulationMaxMantissaBitCount: typeof Get.cublasGetFixedPointEmulationMaxMantissaBitCount;
 /** `cublasStatus_t cublasGetLoggerCallback(cublasLogCallback *userCallback)` · cublas_api.h · CUDA 13.0
@@ -1154,22 +1154,22 @@ export declare const cublasSdot_v2_64: typeof Sdgmm_Set.cublasSdot_v2_64;
 /** `cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle, cublasAtomicsMode_t mode)` · cublas_api.h · CUDA 13.0
  * @function */
 export declare const cublasSetAtomicsMode: typeof Sdgmm_Set.cublasSetAtomicsMode;
-/** `cublasStatus_t cublasSetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask)` · cublas_api.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasSetEmulationSpecialValuesSupport(cublasHandle_t handle, cudaEmulationSpecialValuesSupport mask)` · cublas_api.h · CUDA 13.0
  * @function */
 export declare const cublasSetEmulationSpecialValuesSupport: typeof Sdgmm_Set.cublasSetEmulationSpecialValuesSupport;
-/** `cublasStatus_t cublasSetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy)` · cublas_api.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasSetEmulationStrategy(cublasHandle_t handle, cublasEmulationStrategy_t emulationStrategy)` · cublas_api.h · CUDA 13.0
  * @function */
 export declare const cublasSetEmulationStrategy: typeof Sdgmm_Set.cublasSetEmulationStrategy;
-/** `cublasStatus_t cublasSetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int *mantissaBitCount)` · cublas_api.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasSetFixedPointEmulationMantissaBitCountPointer(cublasHandle_t handle, int *mantissaBitCount)` · cublas_api.h · CUDA 13.0
  * @function */
 export declare const cublasSetFixedPointEmulationMantissaBitCountPointer: typeof Sdgmm_Set.cublasSetFixedPointEmulationMantissaBitCountPointer;
-/** `cublasStatus_t cublasSetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int mantissaBitOffset)` · cublas_api.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasSetFixedPointEmulationMantissaBitOffset(cublasHandle_t handle, int mantissaBitOffset)` · cublas_api.h · CUDA 13.0
  * @function */
 export declare const cublasSetFixedPointEmulationMantissaBitOffset: typeof Sdgmm_Set.cublasSetFixedPointEmulationMantissaBitOffset;
-/** `cublasStatus_t cublasSetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl)` · cublas_api.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasSetFixedPointEmulationMantissaControl(cublasHandle_t handle, cudaEmulationMantissaControl mantissaControl)` · cublas_api.h · CUDA 13.0
  * @function */
 export declare const cublasSetFixedPointEmulationMantissaControl: typeof Sdgmm_Set.cublasSetFixedPointEmulationMantissaControl;
-/** `cublasStatus_t cublasSetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int maxMantissaBitCount)` · cublas_api.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasSetFixedPointEmulationMaxMantissaBitCount(cublasHandle_t handle, int maxMantissaBitCount)` · cublas_api.h · CUDA 13.0
  * @function */
 export declare const cublasSetFixedPointEmulationMaxMantissaBitCount: typeof Sdgmm_Set.cublasSetFixedPointEmulationMaxMantissaBitCount;
 /** `cublasStatus_t cublasSetLoggerCallback(cublasLogCallback userCallback)` · cublas_api.h · CUDA 13.0 Takes a C callback `userCallback` (callbacks.cublasLogCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.

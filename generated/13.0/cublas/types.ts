@@ -24,10 +24,10 @@ export declare enum cublasComputeType_t {
   CUBLAS_COMPUTE_32F_FAST_16F = 74,
   CUBLAS_COMPUTE_32F_FAST_16BF = 75,
   CUBLAS_COMPUTE_32F_FAST_TF32 = 77,
-  /** since CUDA 13.0 */ CUBLAS_COMPUTE_32F_EMULATED_16BFX9 = 78,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUBLAS_COMPUTE_32F_EMULATED_16BFX9 = 78,
   CUBLAS_COMPUTE_64F = 70,
   CUBLAS_COMPUTE_64F_PEDANTIC = 71,
-  /** since CUDA 13.0 */ CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT = 79,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT = 79,
   CUBLAS_COMPUTE_32I = 72,
   CUBLAS_COMPUTE_32I_PEDANTIC = 73,
 }
@@ -40,9 +40,9 @@ export declare enum cublasDiagType_t {
 
 /** `enum cublasEmulationStrategy_t` · cublas_api.h · CUDA 13.0 */
 export declare enum cublasEmulationStrategy_t {
-  /** since CUDA 13.0 */ CUBLAS_EMULATION_STRATEGY_DEFAULT = 0,
-  /** since CUDA 13.0 */ CUBLAS_EMULATION_STRATEGY_PERFORMANT = 1,
-  /** since CUDA 13.0 */ CUBLAS_EMULATION_STRATEGY_EAGER = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUBLAS_EMULATION_STRATEGY_DEFAULT = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUBLAS_EMULATION_STRATEGY_PERFORMANT = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUBLAS_EMULATION_STRATEGY_EAGER = 2,
 }
 
 /** `enum cublasFillMode_t` · cublas_api.h · CUDA 13.0 */
@@ -98,7 +98,7 @@ export declare enum cublasGemmAlgo_t {
   CUBLAS_GEMM_ALGO13_TENSOR_OP = 113,
   CUBLAS_GEMM_ALGO14_TENSOR_OP = 114,
   CUBLAS_GEMM_ALGO15_TENSOR_OP = 115,
-  /** since CUDA 13.0 */ CUBLAS_GEMM_AUTOTUNE = 999,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUBLAS_GEMM_AUTOTUNE = 999,
 }
 
 /** `enum cublasMath_t` · cublas_api.h · CUDA 13.0 */
@@ -107,8 +107,8 @@ export declare enum cublasMath_t {
   CUBLAS_TENSOR_OP_MATH = 1,
   CUBLAS_PEDANTIC_MATH = 2,
   CUBLAS_TF32_TENSOR_OP_MATH = 3,
-  /** since CUDA 13.0 */ CUBLAS_FP32_EMULATED_BF16X9_MATH = 4,
-  /** since CUDA 13.0 */ CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH = 8,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUBLAS_FP32_EMULATED_BF16X9_MATH = 4,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH = 8,
   /** 0x10 */ CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16,
 }
 
@@ -178,28 +178,28 @@ export declare enum cudaDataType {
   CUDA_R_64U = 26,
   CUDA_C_64U = 27,
   CUDA_R_8F_E4M3 = 28,
-  /** since CUDA 13.0 */ CUDA_R_8F_UE4M3 = 28,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_8F_UE4M3 = 28,
   CUDA_R_8F_E5M2 = 29,
-  /** since CUDA 13.0 */ CUDA_R_8F_UE8M0 = 30,
-  /** 0x1f · since CUDA 13.0 */ CUDA_R_6F_E2M3 = 31,
-  /** 0x20 · since CUDA 13.0 */ CUDA_R_6F_E3M2 = 32,
-  /** since CUDA 13.0 */ CUDA_R_4F_E2M1 = 33,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_8F_UE8M0 = 30,
+  /** 0x1f · added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_6F_E2M3 = 31,
+  /** 0x20 · added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_6F_E3M2 = 32,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_4F_E2M1 = 33,
 }
 
 /** `enum cudaEmulationMantissaControl_t` · library_types.h · CUDA 13.0 */
 export declare enum cudaEmulationMantissaControl {
-  /** since CUDA 13.0 */ CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC = 0,
-  /** since CUDA 13.0 */ CUDA_EMULATION_MANTISSA_CONTROL_FIXED = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_EMULATION_MANTISSA_CONTROL_FIXED = 1,
 }
 export type cudaEmulationMantissaControl_t = cudaEmulationMantissaControl;
 export declare const cudaEmulationMantissaControl_t: typeof cudaEmulationMantissaControl;
 
 /** `enum cudaEmulationSpecialValuesSupport_t` · library_types.h · CUDA 13.0 */
 export declare enum cudaEmulationSpecialValuesSupport {
-  /** 0xffff · since CUDA 13.0 */ CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT = 65535,
-  /** since CUDA 13.0 */ CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NONE = 0,
-  /** since CUDA 13.0 */ CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_INFINITY = 1,
-  /** since CUDA 13.0 */ CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NAN = 2,
+  /** 0xffff · added after CUDA 12.6; present in CUDA 13.0 */ CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_DEFAULT = 65535,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NONE = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_INFINITY = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_EMULATION_SPECIAL_VALUES_SUPPORT_NAN = 2,
 }
 export type cudaEmulationSpecialValuesSupport_t = cudaEmulationSpecialValuesSupport;
 export declare const cudaEmulationSpecialValuesSupport_t: typeof cudaEmulationSpecialValuesSupport;

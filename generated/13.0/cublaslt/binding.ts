@@ -8,11 +8,11 @@ const FUNCTIONS = `
 cublasLtCreate|cublasLtCreate||int32_t|void *||
 cublasLtDestroy|cublasLtDestroy||int32_t|uintptr_t||
 cublasLtDisableCpuInstructionsSetMask|cublasLtDisableCpuInstructionsSetMask||uint32_t|uint32_t||
-cublasLtEmulationDescCreate|cublasLtEmulationDescCreate||int32_t|void *|13.0|
-cublasLtEmulationDescDestroy|cublasLtEmulationDescDestroy||int32_t|uintptr_t|13.0|
-cublasLtEmulationDescGetAttribute|cublasLtEmulationDescGetAttribute||int32_t|uintptr_t,int32_t,void *,uint64_t,void *|13.0|
-cublasLtEmulationDescInit_internal|cublasLtEmulationDescInit_internal||int32_t|uintptr_t,uint64_t|13.0|
-cublasLtEmulationDescSetAttribute|cublasLtEmulationDescSetAttribute||int32_t|uintptr_t,int32_t,void *,uint64_t|13.0|
+cublasLtEmulationDescCreate|cublasLtEmulationDescCreate||int32_t|void *||
+cublasLtEmulationDescDestroy|cublasLtEmulationDescDestroy||int32_t|uintptr_t||
+cublasLtEmulationDescGetAttribute|cublasLtEmulationDescGetAttribute||int32_t|uintptr_t,int32_t,void *,uint64_t,void *||
+cublasLtEmulationDescInit_internal|cublasLtEmulationDescInit_internal||int32_t|uintptr_t,uint64_t||
+cublasLtEmulationDescSetAttribute|cublasLtEmulationDescSetAttribute||int32_t|uintptr_t,int32_t,void *,uint64_t||
 cublasLtGetCudartVersion|cublasLtGetCudartVersion||uint64_t|||
 cublasLtGetProperty|cublasLtGetProperty||int32_t|int32_t,void *||
 cublasLtGetStatusName|cublasLtGetStatusName||const char *|int32_t||

@@ -43,19 +43,19 @@ export declare const cublasLtDestroy: typeof LtCreate_LtEmulation.cublasLtDestro
 /** `unsigned int cublasLtDisableCpuInstructionsSetMask(unsigned int mask)` · cublasLt.h · CUDA 13.0 Declared by the headers but not exported by the library: calling it throws CudaSymbolError.
  * @function */
 export declare const cublasLtDisableCpuInstructionsSetMask: typeof LtCreate_LtEmulation.cublasLtDisableCpuInstructionsSetMask;
-/** `cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)` · cublasLt.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasLtEmulationDescCreate(cublasLtEmulationDesc_t *emulationDesc)` · cublasLt.h · CUDA 13.0
  * @function */
 export declare const cublasLtEmulationDescCreate: typeof LtCreate_LtEmulation.cublasLtEmulationDescCreate;
-/** `cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)` · cublasLt.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasLtEmulationDescDestroy(cublasLtEmulationDesc_t emulationDesc)` · cublasLt.h · CUDA 13.0
  * @function */
 export declare const cublasLtEmulationDescDestroy: typeof LtCreate_LtEmulation.cublasLtEmulationDescDestroy;
-/** `cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasLtEmulationDescGetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, void *buf, size_t sizeInBytes, size_t *sizeWritten)` · cublasLt.h · CUDA 13.0
  * @function */
 export declare const cublasLtEmulationDescGetAttribute: typeof LtCreate_LtEmulation.cublasLtEmulationDescGetAttribute;
-/** `cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)` · cublasLt.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasLtEmulationDescInit_internal(cublasLtEmulationDesc_t emulationDesc, size_t size)` · cublasLt.h · CUDA 13.0
  * @function */
 export declare const cublasLtEmulationDescInit_internal: typeof LtCreate_LtEmulation.cublasLtEmulationDescInit_internal;
-/** `cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0 (since 13.0)
+/** `cublasStatus_t cublasLtEmulationDescSetAttribute(cublasLtEmulationDesc_t emulationDesc, cublasLtEmulationDescAttributes_t attr, const void *buf, size_t sizeInBytes)` · cublasLt.h · CUDA 13.0
  * @function */
 export declare const cublasLtEmulationDescSetAttribute: typeof LtCreate_LtEmulation.cublasLtEmulationDescSetAttribute;
 /** `size_t cublasLtGetCudartVersion(void)` · cublasLt.h · CUDA 13.0

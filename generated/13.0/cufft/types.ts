@@ -40,12 +40,12 @@ export declare enum cudaDataType {
   CUDA_R_64U = 26,
   CUDA_C_64U = 27,
   CUDA_R_8F_E4M3 = 28,
-  /** since CUDA 13.0 */ CUDA_R_8F_UE4M3 = 28,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_8F_UE4M3 = 28,
   CUDA_R_8F_E5M2 = 29,
-  /** since CUDA 13.0 */ CUDA_R_8F_UE8M0 = 30,
-  /** 0x1f · since CUDA 13.0 */ CUDA_R_6F_E2M3 = 31,
-  /** 0x20 · since CUDA 13.0 */ CUDA_R_6F_E3M2 = 32,
-  /** since CUDA 13.0 */ CUDA_R_4F_E2M1 = 33,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_8F_UE8M0 = 30,
+  /** 0x1f · added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_6F_E2M3 = 31,
+  /** 0x20 · added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_6F_E3M2 = 32,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_4F_E2M1 = 33,
 }
 export type cudaDataType_t = cudaDataType;
 export declare const cudaDataType_t: typeof cudaDataType;
@@ -68,8 +68,8 @@ export declare const cufftCompatibility_t: typeof cufftCompatibility;
 
 /** `enum cufftProperty_t` · cufft.h · CUDA 13.0 */
 export declare enum cufftProperty {
-  /** since CUDA 12.5 */ NVFFT_PLAN_PROPERTY_INT64_PATIENT_JIT = 1,
-  /** since CUDA 12.5 */ NVFFT_PLAN_PROPERTY_INT64_MAX_NUM_HOST_THREADS = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVFFT_PLAN_PROPERTY_INT64_PATIENT_JIT = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVFFT_PLAN_PROPERTY_INT64_MAX_NUM_HOST_THREADS = 2,
 }
 export type cufftProperty_t = cufftProperty;
 export declare const cufftProperty_t: typeof cufftProperty;
@@ -90,10 +90,10 @@ export declare enum cufftResult {
   CUFFT_NO_WORKSPACE = 13,
   CUFFT_NOT_IMPLEMENTED = 14,
   /** 0x10 */ CUFFT_NOT_SUPPORTED = 16,
-  /** since CUDA 13.0 */ CUFFT_MISSING_DEPENDENCY = 17,
-  /** since CUDA 13.0 */ CUFFT_NVRTC_FAILURE = 18,
-  /** since CUDA 13.0 */ CUFFT_NVJITLINK_FAILURE = 19,
-  /** since CUDA 13.0 */ CUFFT_NVSHMEM_FAILURE = 20,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUFFT_MISSING_DEPENDENCY = 17,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUFFT_NVRTC_FAILURE = 18,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUFFT_NVJITLINK_FAILURE = 19,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUFFT_NVSHMEM_FAILURE = 20,
 }
 export type cufftResult_t = cufftResult;
 export declare const cufftResult_t: typeof cufftResult;

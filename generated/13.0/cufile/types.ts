@@ -24,47 +24,47 @@ export declare const CUFILEStatus_enum: typeof CUfileStatus_t;
 
 /** `enum CUFileArrayConfigParameter_t` · cufile.h · CUDA 13.0 */
 export declare enum CUFileArrayConfigParameter_t {
-  /** since CUDA 13.0 */ CUFILE_PARAM_POSIX_POOL_SLAB_SIZE_KB = 0,
-  /** since CUDA 13.0 */ CUFILE_PARAM_POSIX_POOL_SLAB_COUNT = 1,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_POSIX_POOL_SLAB_SIZE_KB = 0,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_POSIX_POOL_SLAB_COUNT = 1,
 }
 
 /** `enum CUFileBoolConfigParameter_t` · cufile.h · CUDA 13.0 */
 export declare enum CUFileBoolConfigParameter_t {
-  /** since CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_USE_POLL_MODE = 0,
-  /** since CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_ALLOW_COMPAT_MODE = 1,
-  /** since CUDA 13.0 */ CUFILE_PARAM_FORCE_COMPAT_MODE = 2,
-  /** since CUDA 13.0 */ CUFILE_PARAM_FS_MISC_API_CHECK_AGGRESSIVE = 3,
-  /** since CUDA 13.0 */ CUFILE_PARAM_EXECUTION_PARALLEL_IO = 4,
-  /** since CUDA 13.0 */ CUFILE_PARAM_PROFILE_NVTX = 5,
-  /** since CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_ALLOW_SYSTEM_MEMORY = 6,
-  /** since CUDA 13.0 */ CUFILE_PARAM_USE_PCIP2PDMA = 7,
-  /** since CUDA 13.0 */ CUFILE_PARAM_PREFER_IO_URING = 8,
-  /** since CUDA 13.0 */ CUFILE_PARAM_FORCE_ODIRECT_MODE = 9,
-  /** since CUDA 13.0 */ CUFILE_PARAM_SKIP_TOPOLOGY_DETECTION = 10,
-  /** since CUDA 13.0 */ CUFILE_PARAM_STREAM_MEMOPS_BYPASS = 11,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_USE_POLL_MODE = 0,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_ALLOW_COMPAT_MODE = 1,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_FORCE_COMPAT_MODE = 2,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_FS_MISC_API_CHECK_AGGRESSIVE = 3,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_EXECUTION_PARALLEL_IO = 4,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_PROFILE_NVTX = 5,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_ALLOW_SYSTEM_MEMORY = 6,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_USE_PCIP2PDMA = 7,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_PREFER_IO_URING = 8,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_FORCE_ODIRECT_MODE = 9,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_SKIP_TOPOLOGY_DETECTION = 10,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_STREAM_MEMOPS_BYPASS = 11,
 }
 
 /** `enum CUFileSizeTConfigParameter_t` · cufile.h · CUDA 13.0 */
 export declare enum CUFileSizeTConfigParameter_t {
-  /** since CUDA 13.0 */ CUFILE_PARAM_PROFILE_STATS = 0,
-  /** since CUDA 13.0 */ CUFILE_PARAM_EXECUTION_MAX_IO_QUEUE_DEPTH = 1,
-  /** since CUDA 13.0 */ CUFILE_PARAM_EXECUTION_MAX_IO_THREADS = 2,
-  /** since CUDA 13.0 */ CUFILE_PARAM_EXECUTION_MIN_IO_THRESHOLD_SIZE_KB = 3,
-  /** since CUDA 13.0 */ CUFILE_PARAM_EXECUTION_MAX_REQUEST_PARALLELISM = 4,
-  /** since CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_MAX_DIRECT_IO_SIZE_KB = 5,
-  /** since CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_MAX_DEVICE_CACHE_SIZE_KB = 6,
-  /** since CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_PER_BUFFER_CACHE_SIZE_KB = 7,
-  /** since CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_MAX_DEVICE_PINNED_MEM_SIZE_KB = 8,
-  /** since CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_IO_BATCHSIZE = 9,
-  /** since CUDA 13.0 */ CUFILE_PARAM_POLLTHRESHOLD_SIZE_KB = 10,
-  /** since CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_BATCH_IO_TIMEOUT_MS = 11,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_PROFILE_STATS = 0,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_EXECUTION_MAX_IO_QUEUE_DEPTH = 1,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_EXECUTION_MAX_IO_THREADS = 2,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_EXECUTION_MIN_IO_THRESHOLD_SIZE_KB = 3,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_EXECUTION_MAX_REQUEST_PARALLELISM = 4,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_MAX_DIRECT_IO_SIZE_KB = 5,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_MAX_DEVICE_CACHE_SIZE_KB = 6,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_PER_BUFFER_CACHE_SIZE_KB = 7,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_MAX_DEVICE_PINNED_MEM_SIZE_KB = 8,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_IO_BATCHSIZE = 9,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_POLLTHRESHOLD_SIZE_KB = 10,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_PROPERTIES_BATCH_IO_TIMEOUT_MS = 11,
 }
 
 /** `enum CUFileStringConfigParameter_t` · cufile.h · CUDA 13.0 */
 export declare enum CUFileStringConfigParameter_t {
-  /** since CUDA 13.0 */ CUFILE_PARAM_LOGGING_LEVEL = 0,
-  /** since CUDA 13.0 */ CUFILE_PARAM_ENV_LOGFILE_PATH = 1,
-  /** since CUDA 13.0 */ CUFILE_PARAM_LOG_DIR = 2,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_LOGGING_LEVEL = 0,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_ENV_LOGFILE_PATH = 1,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUFILE_PARAM_LOG_DIR = 2,
 }
 
 /** `enum CUfileDriverControlFlags` · cufile.h · CUDA 13.0 */
@@ -87,8 +87,8 @@ export declare enum CUfileDriverStatusFlags_t {
   CU_FILE_SCALEFLUX_CSD_SUPPORTED = 7,
   CU_FILE_NVMESH_SUPPORTED = 8,
   CU_FILE_BEEGFS_SUPPORTED = 9,
-  /** since CUDA 13.0 */ CU_FILE_NVME_P2P_SUPPORTED = 11,
-  /** since CUDA 13.0 */ CU_FILE_SCATEFS_SUPPORTED = 12,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_FILE_NVME_P2P_SUPPORTED = 11,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_FILE_SCATEFS_SUPPORTED = 12,
 }
 export type CUfileDriverStatusFlags = CUfileDriverStatusFlags_t;
 export declare const CUfileDriverStatusFlags: typeof CUfileDriverStatusFlags_t;
@@ -98,7 +98,7 @@ export declare enum CUfileFeatureFlags_t {
   CU_FILE_DYN_ROUTING_SUPPORTED = 0,
   CU_FILE_BATCH_IO_SUPPORTED = 1,
   CU_FILE_STREAMS_SUPPORTED = 2,
-  /** since CUDA 12.5 */ CU_FILE_PARALLEL_IO_SUPPORTED = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_FILE_PARALLEL_IO_SUPPORTED = 3,
 }
 export type CUfileFeatureFlags = CUfileFeatureFlags_t;
 export declare const CUfileFeatureFlags: typeof CUfileFeatureFlags_t;
@@ -147,19 +147,19 @@ export declare enum CUfileOpError {
   CU_FILE_IO_DISABLED = 5034,
   CU_FILE_BATCH_SUBMIT_FAILED = 5035,
   CU_FILE_GPU_MEMORY_PINNING_FAILED = 5036,
-  /** since CUDA 12.5 */ CU_FILE_BATCH_FULL = 5037,
-  /** since CUDA 12.5 */ CU_FILE_ASYNC_NOT_SUPPORTED = 5038,
-  /** since CUDA 13.0 */ CU_FILE_INTERNAL_BATCH_SETUP_ERROR = 5039,
-  /** since CUDA 13.0 */ CU_FILE_INTERNAL_BATCH_SUBMIT_ERROR = 5040,
-  /** since CUDA 13.0 */ CU_FILE_INTERNAL_BATCH_GETSTATUS_ERROR = 5041,
-  /** since CUDA 13.0 */ CU_FILE_INTERNAL_BATCH_CANCEL_ERROR = 5042,
-  /** since CUDA 13.0 */ CU_FILE_NOMEM_ERROR = 5043,
-  /** since CUDA 13.0 */ CU_FILE_IO_ERROR = 5044,
-  /** since CUDA 13.0 */ CU_FILE_INTERNAL_BUF_REGISTER_ERROR = 5045,
-  /** since CUDA 13.0 */ CU_FILE_HASH_OPR_ERROR = 5046,
-  /** since CUDA 13.0 */ CU_FILE_INVALID_CONTEXT_ERROR = 5047,
-  /** since CUDA 13.0 */ CU_FILE_NVFS_INTERNAL_DRIVER_ERROR = 5048,
-  /** since CUDA 13.0 */ CU_FILE_BATCH_NOCOMPAT_ERROR = 5049,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_FILE_BATCH_FULL = 5037,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_FILE_ASYNC_NOT_SUPPORTED = 5038,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_FILE_INTERNAL_BATCH_SETUP_ERROR = 5039,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_FILE_INTERNAL_BATCH_SUBMIT_ERROR = 5040,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_FILE_INTERNAL_BATCH_GETSTATUS_ERROR = 5041,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_FILE_INTERNAL_BATCH_CANCEL_ERROR = 5042,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_FILE_NOMEM_ERROR = 5043,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_FILE_IO_ERROR = 5044,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_FILE_INTERNAL_BUF_REGISTER_ERROR = 5045,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_FILE_HASH_OPR_ERROR = 5046,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_FILE_INVALID_CONTEXT_ERROR = 5047,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_FILE_NVFS_INTERNAL_DRIVER_ERROR = 5048,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_FILE_BATCH_NOCOMPAT_ERROR = 5049,
   CU_FILE_IO_MAX_ERROR = 5050,
 }
 
@@ -183,7 +183,7 @@ export declare enum CUresult {
   CUDA_ERROR_PROFILER_ALREADY_STARTED = 7,
   CUDA_ERROR_PROFILER_ALREADY_STOPPED = 8,
   CUDA_ERROR_STUB_LIBRARY = 34,
-  /** since CUDA 13.0 */ CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER = 36,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER = 36,
   CUDA_ERROR_DEVICE_UNAVAILABLE = 46,
   CUDA_ERROR_NO_DEVICE = 100,
   CUDA_ERROR_INVALID_DEVICE = 101,
@@ -211,8 +211,8 @@ export declare enum CUresult {
   CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
   CUDA_ERROR_JIT_COMPILATION_DISABLED = 223,
   CUDA_ERROR_UNSUPPORTED_EXEC_AFFINITY = 224,
-  /** since CUDA 12.5 */ CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC = 225,
-  /** since CUDA 13.0 */ CUDA_ERROR_CONTAINED = 226,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC = 225,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUDA_ERROR_CONTAINED = 226,
   CUDA_ERROR_INVALID_SOURCE = 300,
   CUDA_ERROR_FILE_NOT_FOUND = 301,
   CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND = 302,
@@ -220,7 +220,7 @@ export declare enum CUresult {
   CUDA_ERROR_OPERATING_SYSTEM = 304,
   CUDA_ERROR_INVALID_HANDLE = 400,
   CUDA_ERROR_ILLEGAL_STATE = 401,
-  /** since CUDA 12.5 */ CUDA_ERROR_LOSSY_QUERY = 402,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_ERROR_LOSSY_QUERY = 402,
   CUDA_ERROR_NOT_FOUND = 500,
   CUDA_ERROR_NOT_READY = 600,
   CUDA_ERROR_ILLEGAL_ADDRESS = 700,
@@ -242,7 +242,7 @@ export declare enum CUresult {
   CUDA_ERROR_INVALID_PC = 718,
   CUDA_ERROR_LAUNCH_FAILED = 719,
   CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE = 720,
-  /** since CUDA 13.0 */ CUDA_ERROR_TENSOR_MEMORY_LEAK = 721,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUDA_ERROR_TENSOR_MEMORY_LEAK = 721,
   CUDA_ERROR_NOT_PERMITTED = 800,
   CUDA_ERROR_NOT_SUPPORTED = 801,
   CUDA_ERROR_SYSTEM_NOT_READY = 802,
@@ -254,8 +254,8 @@ export declare enum CUresult {
   CUDA_ERROR_MPS_MAX_CLIENTS_REACHED = 808,
   CUDA_ERROR_MPS_MAX_CONNECTIONS_REACHED = 809,
   CUDA_ERROR_MPS_CLIENT_TERMINATED = 810,
-  /** since CUDA 12.5 */ CUDA_ERROR_CDP_NOT_SUPPORTED = 811,
-  /** since CUDA 12.5 */ CUDA_ERROR_CDP_VERSION_MISMATCH = 812,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_ERROR_CDP_NOT_SUPPORTED = 811,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_ERROR_CDP_VERSION_MISMATCH = 812,
   CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
   CUDA_ERROR_STREAM_CAPTURE_INVALIDATED = 901,
   CUDA_ERROR_STREAM_CAPTURE_MERGE = 902,
@@ -269,10 +269,10 @@ export declare enum CUresult {
   CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE = 910,
   CUDA_ERROR_EXTERNAL_DEVICE = 911,
   CUDA_ERROR_INVALID_CLUSTER_SIZE = 912,
-  /** since CUDA 12.5 */ CUDA_ERROR_FUNCTION_NOT_LOADED = 913,
-  /** since CUDA 12.5 */ CUDA_ERROR_INVALID_RESOURCE_TYPE = 914,
-  /** since CUDA 12.5 */ CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION = 915,
-  /** since CUDA 13.0 */ CUDA_ERROR_KEY_ROTATION = 916,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_ERROR_FUNCTION_NOT_LOADED = 913,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_ERROR_INVALID_RESOURCE_TYPE = 914,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION = 915,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUDA_ERROR_KEY_ROTATION = 916,
   CUDA_ERROR_UNKNOWN = 999,
 }
 export type cudaError_enum = CUresult;
@@ -445,179 +445,179 @@ export interface CUfileIOParams_u_batch {
 }
 /** `struct CUfileOpCounter` · 16 bytes, align 8 · cufile.h */
 export interface CUfileOpCounter {
-  /** `uint64_t` at byte 0 · since CUDA 13.0 */
+  /** `uint64_t` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   ok: number | bigint;
-  /** `uint64_t` at byte 8 · since CUDA 13.0 */
+  /** `uint64_t` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   err: number | bigint;
 }
 /** `struct CUfilePerGpuStats` · 248 bytes, align 8 · cufile.h */
 export interface CUfilePerGpuStats {
-  /** `char [16]` at byte 0 · since CUDA 13.0 */
+  /** `char [16]` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   uuid: number[];
-  /** `uint64_t` at byte 16 · since CUDA 13.0 */
+  /** `uint64_t` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   read_bytes: number | bigint;
-  /** `uint64_t` at byte 24 · since CUDA 13.0 */
+  /** `uint64_t` at byte 24 · added after CUDA 12.5; present in CUDA 13.0 */
   read_bw_bytes_per_sec: number | bigint;
-  /** `uint64_t` at byte 32 · since CUDA 13.0 */
+  /** `uint64_t` at byte 32 · added after CUDA 12.5; present in CUDA 13.0 */
   read_utilization: number | bigint;
-  /** `uint64_t` at byte 40 · since CUDA 13.0 */
+  /** `uint64_t` at byte 40 · added after CUDA 12.5; present in CUDA 13.0 */
   read_duration_us: number | bigint;
-  /** `uint64_t` at byte 48 · since CUDA 13.0 */
+  /** `uint64_t` at byte 48 · added after CUDA 12.5; present in CUDA 13.0 */
   n_total_reads: number | bigint;
-  /** `uint64_t` at byte 56 · since CUDA 13.0 */
+  /** `uint64_t` at byte 56 · added after CUDA 12.5; present in CUDA 13.0 */
   n_p2p_reads: number | bigint;
-  /** `uint64_t` at byte 64 · since CUDA 13.0 */
+  /** `uint64_t` at byte 64 · added after CUDA 12.5; present in CUDA 13.0 */
   n_nvfs_reads: number | bigint;
-  /** `uint64_t` at byte 72 · since CUDA 13.0 */
+  /** `uint64_t` at byte 72 · added after CUDA 12.5; present in CUDA 13.0 */
   n_posix_reads: number | bigint;
-  /** `uint64_t` at byte 80 · since CUDA 13.0 */
+  /** `uint64_t` at byte 80 · added after CUDA 12.5; present in CUDA 13.0 */
   n_unaligned_reads: number | bigint;
-  /** `uint64_t` at byte 88 · since CUDA 13.0 */
+  /** `uint64_t` at byte 88 · added after CUDA 12.5; present in CUDA 13.0 */
   n_dr_reads: number | bigint;
-  /** `uint64_t` at byte 96 · since CUDA 13.0 */
+  /** `uint64_t` at byte 96 · added after CUDA 12.5; present in CUDA 13.0 */
   n_sparse_regions: number | bigint;
-  /** `uint64_t` at byte 104 · since CUDA 13.0 */
+  /** `uint64_t` at byte 104 · added after CUDA 12.5; present in CUDA 13.0 */
   n_inline_regions: number | bigint;
-  /** `uint64_t` at byte 112 · since CUDA 13.0 */
+  /** `uint64_t` at byte 112 · added after CUDA 12.5; present in CUDA 13.0 */
   n_reads_err: number | bigint;
-  /** `uint64_t` at byte 120 · since CUDA 13.0 */
+  /** `uint64_t` at byte 120 · added after CUDA 12.5; present in CUDA 13.0 */
   writes_bytes: number | bigint;
-  /** `uint64_t` at byte 128 · since CUDA 13.0 */
+  /** `uint64_t` at byte 128 · added after CUDA 12.5; present in CUDA 13.0 */
   write_bw_bytes_per_sec: number | bigint;
-  /** `uint64_t` at byte 136 · since CUDA 13.0 */
+  /** `uint64_t` at byte 136 · added after CUDA 12.5; present in CUDA 13.0 */
   write_utilization: number | bigint;
-  /** `uint64_t` at byte 144 · since CUDA 13.0 */
+  /** `uint64_t` at byte 144 · added after CUDA 12.5; present in CUDA 13.0 */
   write_duration_us: number | bigint;
-  /** `uint64_t` at byte 152 · since CUDA 13.0 */
+  /** `uint64_t` at byte 152 · added after CUDA 12.5; present in CUDA 13.0 */
   n_total_writes: number | bigint;
-  /** `uint64_t` at byte 160 · since CUDA 13.0 */
+  /** `uint64_t` at byte 160 · added after CUDA 12.5; present in CUDA 13.0 */
   n_p2p_writes: number | bigint;
-  /** `uint64_t` at byte 168 · since CUDA 13.0 */
+  /** `uint64_t` at byte 168 · added after CUDA 12.5; present in CUDA 13.0 */
   n_nvfs_writes: number | bigint;
-  /** `uint64_t` at byte 176 · since CUDA 13.0 */
+  /** `uint64_t` at byte 176 · added after CUDA 12.5; present in CUDA 13.0 */
   n_posix_writes: number | bigint;
-  /** `uint64_t` at byte 184 · since CUDA 13.0 */
+  /** `uint64_t` at byte 184 · added after CUDA 12.5; present in CUDA 13.0 */
   n_unaligned_writes: number | bigint;
-  /** `uint64_t` at byte 192 · since CUDA 13.0 */
+  /** `uint64_t` at byte 192 · added after CUDA 12.5; present in CUDA 13.0 */
   n_dr_writes: number | bigint;
-  /** `uint64_t` at byte 200 · since CUDA 13.0 */
+  /** `uint64_t` at byte 200 · added after CUDA 12.5; present in CUDA 13.0 */
   n_writes_err: number | bigint;
-  /** `uint64_t` at byte 208 · since CUDA 13.0 */
+  /** `uint64_t` at byte 208 · added after CUDA 12.5; present in CUDA 13.0 */
   n_mmap: number | bigint;
-  /** `uint64_t` at byte 216 · since CUDA 13.0 */
+  /** `uint64_t` at byte 216 · added after CUDA 12.5; present in CUDA 13.0 */
   n_mmap_ok: number | bigint;
-  /** `uint64_t` at byte 224 · since CUDA 13.0 */
+  /** `uint64_t` at byte 224 · added after CUDA 12.5; present in CUDA 13.0 */
   n_mmap_err: number | bigint;
-  /** `uint64_t` at byte 232 · since CUDA 13.0 */
+  /** `uint64_t` at byte 232 · added after CUDA 12.5; present in CUDA 13.0 */
   n_mmap_free: number | bigint;
-  /** `uint64_t` at byte 240 · since CUDA 13.0 */
+  /** `uint64_t` at byte 240 · added after CUDA 12.5; present in CUDA 13.0 */
   reg_bytes: number | bigint;
 }
 /** `struct CUfileStatsLevel1` · 512 bytes, align 8 · cufile.h */
 export interface CUfileStatsLevel1 {
-  /** `CUfileOpCounter_t` at byte 0 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   read_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 16 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   write_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 32 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 32 · added after CUDA 12.5; present in CUDA 13.0 */
   hdl_register_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 48 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 48 · added after CUDA 12.5; present in CUDA 13.0 */
   hdl_deregister_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 64 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 64 · added after CUDA 12.5; present in CUDA 13.0 */
   buf_register_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 80 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 80 · added after CUDA 12.5; present in CUDA 13.0 */
   buf_deregister_ops: CUfileOpCounter;
-  /** `uint64_t` at byte 96 · since CUDA 13.0 */
+  /** `uint64_t` at byte 96 · added after CUDA 12.5; present in CUDA 13.0 */
   read_bytes: number | bigint;
-  /** `uint64_t` at byte 104 · since CUDA 13.0 */
+  /** `uint64_t` at byte 104 · added after CUDA 12.5; present in CUDA 13.0 */
   write_bytes: number | bigint;
-  /** `uint64_t` at byte 112 · since CUDA 13.0 */
+  /** `uint64_t` at byte 112 · added after CUDA 12.5; present in CUDA 13.0 */
   read_bw_bytes_per_sec: number | bigint;
-  /** `uint64_t` at byte 120 · since CUDA 13.0 */
+  /** `uint64_t` at byte 120 · added after CUDA 12.5; present in CUDA 13.0 */
   write_bw_bytes_per_sec: number | bigint;
-  /** `uint64_t` at byte 128 · since CUDA 13.0 */
+  /** `uint64_t` at byte 128 · added after CUDA 12.5; present in CUDA 13.0 */
   read_lat_avg_us: number | bigint;
-  /** `uint64_t` at byte 136 · since CUDA 13.0 */
+  /** `uint64_t` at byte 136 · added after CUDA 12.5; present in CUDA 13.0 */
   write_lat_avg_us: number | bigint;
-  /** `uint64_t` at byte 144 · since CUDA 13.0 */
+  /** `uint64_t` at byte 144 · added after CUDA 12.5; present in CUDA 13.0 */
   read_ops_per_sec: number | bigint;
-  /** `uint64_t` at byte 152 · since CUDA 13.0 */
+  /** `uint64_t` at byte 152 · added after CUDA 12.5; present in CUDA 13.0 */
   write_ops_per_sec: number | bigint;
-  /** `uint64_t` at byte 160 · since CUDA 13.0 */
+  /** `uint64_t` at byte 160 · added after CUDA 12.5; present in CUDA 13.0 */
   read_lat_sum_us: number | bigint;
-  /** `uint64_t` at byte 168 · since CUDA 13.0 */
+  /** `uint64_t` at byte 168 · added after CUDA 12.5; present in CUDA 13.0 */
   write_lat_sum_us: number | bigint;
-  /** `CUfileOpCounter_t` at byte 176 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 176 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_submit_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 192 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 192 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_complete_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 208 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 208 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_setup_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 224 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 224 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_cancel_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 240 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 240 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_destroy_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 256 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 256 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_enqueued_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 272 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 272 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_posix_enqueued_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 288 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 288 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_processed_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 304 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 304 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_posix_processed_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 320 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 320 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_nvfs_submit_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 336 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 336 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_p2p_submit_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 352 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 352 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_aio_submit_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 368 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 368 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_iouring_submit_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 384 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 384 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_mixed_io_submit_ops: CUfileOpCounter;
-  /** `CUfileOpCounter_t` at byte 400 · since CUDA 13.0 */
+  /** `CUfileOpCounter_t` at byte 400 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_total_submit_ops: CUfileOpCounter;
-  /** `uint64_t` at byte 416 · since CUDA 13.0 */
+  /** `uint64_t` at byte 416 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_read_bytes: number | bigint;
-  /** `uint64_t` at byte 424 · since CUDA 13.0 */
+  /** `uint64_t` at byte 424 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_write_bytes: number | bigint;
-  /** `uint64_t` at byte 432 · since CUDA 13.0 */
+  /** `uint64_t` at byte 432 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_read_bw_bytes: number | bigint;
-  /** `uint64_t` at byte 440 · since CUDA 13.0 */
+  /** `uint64_t` at byte 440 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_write_bw_bytes: number | bigint;
-  /** `uint64_t` at byte 448 · since CUDA 13.0 */
+  /** `uint64_t` at byte 448 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_submit_lat_avg_us: number | bigint;
-  /** `uint64_t` at byte 456 · since CUDA 13.0 */
+  /** `uint64_t` at byte 456 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_completion_lat_avg_us: number | bigint;
-  /** `uint64_t` at byte 464 · since CUDA 13.0 */
+  /** `uint64_t` at byte 464 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_submit_ops_per_sec: number | bigint;
-  /** `uint64_t` at byte 472 · since CUDA 13.0 */
+  /** `uint64_t` at byte 472 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_complete_ops_per_sec: number | bigint;
-  /** `uint64_t` at byte 480 · since CUDA 13.0 */
+  /** `uint64_t` at byte 480 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_submit_lat_sum_us: number | bigint;
-  /** `uint64_t` at byte 488 · since CUDA 13.0 */
+  /** `uint64_t` at byte 488 · added after CUDA 12.5; present in CUDA 13.0 */
   batch_completion_lat_sum_us: number | bigint;
-  /** `uint64_t` at byte 496 · since CUDA 13.0 */
+  /** `uint64_t` at byte 496 · added after CUDA 12.5; present in CUDA 13.0 */
   last_batch_read_bytes: number | bigint;
-  /** `uint64_t` at byte 504 · since CUDA 13.0 */
+  /** `uint64_t` at byte 504 · added after CUDA 12.5; present in CUDA 13.0 */
   last_batch_write_bytes: number | bigint;
 }
 /** `struct CUfileStatsLevel2` · 1024 bytes, align 8 · cufile.h */
 export interface CUfileStatsLevel2 {
-  /** `CUfileStatsLevel1_t` at byte 0 · since CUDA 13.0 */
+  /** `CUfileStatsLevel1_t` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   basic: CUfileStatsLevel1;
-  /** `uint64_t [32]` at byte 512 · since CUDA 13.0 */
+  /** `uint64_t [32]` at byte 512 · added after CUDA 12.5; present in CUDA 13.0 */
   read_size_kb_hist: (number | bigint)[];
-  /** `uint64_t [32]` at byte 768 · since CUDA 13.0 */
+  /** `uint64_t [32]` at byte 768 · added after CUDA 12.5; present in CUDA 13.0 */
   write_size_kb_hist: (number | bigint)[];
 }
 /** `struct CUfileStatsLevel3` · 5000 bytes, align 8 · cufile.h */
 export interface CUfileStatsLevel3 {
-  /** `CUfileStatsLevel2_t` at byte 0 · since CUDA 13.0 */
+  /** `CUfileStatsLevel2_t` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   detailed: CUfileStatsLevel2;
-  /** `uint32_t` at byte 1024 · since CUDA 13.0 */
+  /** `uint32_t` at byte 1024 · added after CUDA 12.5; present in CUDA 13.0 */
   num_gpus: number;
-  /** `CUfilePerGpuStats_t [16]` at byte 1032 · since CUDA 13.0 */
+  /** `CUfilePerGpuStats_t [16]` at byte 1032 · added after CUDA 12.5; present in CUDA 13.0 */
   per_gpu_stats: CUfilePerGpuStats[];
 }
 /** `struct cufileRDMAInfo` · 16 bytes, align 8 · cufile.h */

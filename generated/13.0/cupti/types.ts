@@ -20,9 +20,9 @@ export declare const CUaccessProperty_enum: typeof CUaccessProperty;
 
 /** `enum CUclusterSchedulingPolicy_enum` · cuda.h · CUDA 13.0 */
 export declare enum CUclusterSchedulingPolicy {
-  /** since CUDA 12.5 */ CU_CLUSTER_SCHEDULING_POLICY_DEFAULT = 0,
-  /** since CUDA 12.5 */ CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1,
-  /** since CUDA 12.5 */ CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_CLUSTER_SCHEDULING_POLICY_DEFAULT = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_CLUSTER_SCHEDULING_POLICY_SPREAD = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING = 2,
 }
 export type CUclusterSchedulingPolicy_enum = CUclusterSchedulingPolicy;
 export declare const CUclusterSchedulingPolicy_enum: typeof CUclusterSchedulingPolicy;
@@ -125,9 +125,9 @@ export declare enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89,
   CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED = 90,
   CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 91,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 = 92,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1 = 93,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1 = 94,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 = 92,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1 = 93,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1 = 94,
   CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95,
   CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH = 96,
   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
@@ -159,29 +159,29 @@ export declare enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS = 122,
   CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR = 123,
   CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED = 125,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT = 126,
-  /** 0x7f · since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED = 127,
-  /** 0x80 · since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED = 128,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS = 129,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_NUMA_CONFIG = 130,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_NUMA_ID = 131,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 132,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MPS_ENABLED = 133,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID = 134,
-  /** since CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED = 135,
-  /** since CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK = 136,
-  /** since CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH = 137,
-  /** since CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED = 138,
-  /** since CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID = 139,
-  /** since CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID = 140,
-  /** since CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 141,
-  /** since CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED = 142,
-  /** since CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED = 143,
-  /** since CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED = 144,
-  /** since CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 145,
-  /** since CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED = 146,
-  /** since CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED = 147,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED = 125,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT = 126,
+  /** 0x7f · added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED = 127,
+  /** 0x80 · added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED = 128,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS = 129,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_NUMA_CONFIG = 130,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_NUMA_ID = 131,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED = 132,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_MPS_ENABLED = 133,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID = 134,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED = 135,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK = 136,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH = 137,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED = 138,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID = 139,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID = 140,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 141,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED = 142,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED = 143,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED = 144,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 145,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED = 146,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED = 147,
   CU_DEVICE_ATTRIBUTE_MAX = 148,
 }
 export type CUdevice_attribute_enum = CUdevice_attribute;
@@ -202,37 +202,37 @@ export declare enum CUgraphNodeType {
   CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10,
   CU_GRAPH_NODE_TYPE_MEM_FREE = 11,
   CU_GRAPH_NODE_TYPE_BATCH_MEM_OP = 12,
-  /** since CUDA 12.5 */ CU_GRAPH_NODE_TYPE_CONDITIONAL = 13,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_GRAPH_NODE_TYPE_CONDITIONAL = 13,
 }
 export type CUgraphNodeType_enum = CUgraphNodeType;
 export declare const CUgraphNodeType_enum: typeof CUgraphNodeType;
 
 /** `enum CUlaunchAttributeID_enum` · cuda.h · CUDA 13.0 */
 export declare enum CUlaunchAttributeID {
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_IGNORE = 0,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT = 7,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10,
-  /** since CUDA 13.0 */ CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION = 11,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13,
-  /** since CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14,
-  /** 0x10 · since CUDA 13.0 */ CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING = 16,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_IGNORE = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_COOPERATIVE = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 5,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PRIORITY = 8,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP = 9,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN = 10,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION = 11,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT = 12,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE = 13,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 14,
+  /** 0x10 · added after CUDA 12.5; present in CUDA 13.0 */ CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING = 16,
 }
 export type CUlaunchAttributeID_enum = CUlaunchAttributeID;
 export declare const CUlaunchAttributeID_enum: typeof CUlaunchAttributeID;
 
 /** `enum CUlaunchMemSyncDomain_enum` · cuda.h · CUDA 13.0 */
 export declare enum CUlaunchMemSyncDomain {
-  /** since CUDA 12.5 */ CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT = 0,
-  /** since CUDA 12.5 */ CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE = 1,
 }
 export type CUlaunchMemSyncDomain_enum = CUlaunchMemSyncDomain;
 export declare const CUlaunchMemSyncDomain_enum: typeof CUlaunchMemSyncDomain;
@@ -282,10 +282,10 @@ export declare enum CUptiResult {
   CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES = 40,
   CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED = 41,
   CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED = 42,
-  /** since CUDA 13.0 */ CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED = 43,
-  /** since CUDA 13.0 */ CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED = 44,
-  /** since CUDA 13.0 */ CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED = 45,
-  /** since CUDA 13.0 */ CUPTI_ERROR_INVALID_CHIP_NAME = 46,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED = 43,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED = 44,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED = 45,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_ERROR_INVALID_CHIP_NAME = 46,
   CUPTI_ERROR_UNKNOWN = 999,
   /** 0x7fffffff */ CUPTI_ERROR_FORCE_INT = 2147483647,
 }
@@ -301,8 +301,8 @@ export declare enum CUpti_ActivityAttribute {
   CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE = 6,
   CUPTI_ACTIVITY_ATTR_PROFILING_SEMAPHORE_PRE_ALLOCATE_VALUE = 7,
   CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED = 8,
-  /** since CUDA 12.5 */ CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER = 9,
-  /** since CUDA 13.0 */ CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE_DEVICE_GRAPHS = 10,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER = 9,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE_DEVICE_GRAPHS = 10,
   /** 0x7fffffff */ CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_FORCE_INT = 2147483647,
 }
 
@@ -454,9 +454,9 @@ export declare enum CUpti_ActivityKind {
   CUPTI_ACTIVITY_KIND_MEMORY_POOL = 50,
   CUPTI_ACTIVITY_KIND_GRAPH_TRACE = 51,
   CUPTI_ACTIVITY_KIND_JIT = 52,
-  /** since CUDA 13.0 */ CUPTI_ACTIVITY_KIND_DEVICE_GRAPH_TRACE = 53,
-  /** since CUDA 13.0 */ CUPTI_ACTIVITY_KIND_MEM_DECOMPRESS = 54,
-  /** since CUDA 13.0 */ CUPTI_ACTIVITY_KIND_CONFIDENTIAL_COMPUTE_ROTATION = 55,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_ACTIVITY_KIND_DEVICE_GRAPH_TRACE = 53,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_ACTIVITY_KIND_MEM_DECOMPRESS = 54,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_ACTIVITY_KIND_CONFIDENTIAL_COMPUTE_ROTATION = 55,
   CUPTI_ACTIVITY_KIND_COUNT = 56,
   /** 0x7fffffff */ CUPTI_ACTIVITY_KIND_FORCE_INT = 2147483647,
 }
@@ -466,7 +466,7 @@ export declare enum CUpti_ActivityLaunchType {
   CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR = 0,
   CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE = 1,
   CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE = 2,
-  /** since CUDA 12.5 */ CUPTI_ACTIVITY_LAUNCH_TYPE_CBL_COMMANDLIST = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_ACTIVITY_LAUNCH_TYPE_CBL_COMMANDLIST = 3,
 }
 
 /** `enum CUpti_ActivityMemcpyKind` · cupti_activity.h · CUDA 13.0 */
@@ -541,11 +541,11 @@ export declare enum CUpti_ActivityOverheadKind {
   /** 0x10000 */ CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH = 65536,
   /** 0x20000 */ CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION = 131072,
   CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE = 196608,
-  /** 0x40000 · since CUDA 12.5 */ CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING = 262144,
-  /** since CUDA 12.5 */ CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING = 327680,
-  /** since CUDA 12.5 */ CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL = 393216,
-  /** since CUDA 13.0 */ CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST = 458752,
-  /** 0x80000 · since CUDA 13.0 */ CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT = 524288,
+  /** 0x40000 · added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING = 262144,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING = 327680,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL = 393216,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST = 458752,
+  /** 0x80000 · added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT = 524288,
   /** 0x7fffffff */ CUPTI_ACTIVITY_OVERHEAD_FORCE_INT = 2147483647,
 }
 
@@ -619,7 +619,7 @@ export declare enum CUpti_ActivitySynchronizationType {
 export declare enum CUpti_ActivityThreadIdType {
   CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT = 0,
   CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM = 1,
-  /** since CUDA 12.5 */ CUPTI_ACTIVITY_THREAD_ID_TYPE_SIZE = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_ACTIVITY_THREAD_ID_TYPE_SIZE = 2,
   /** 0x7fffffff */ CUPTI_ACTIVITY_THREAD_ID_TYPE_FORCE_INT = 2147483647,
 }
 
@@ -691,7 +691,7 @@ export declare enum CUpti_CallbackDomain {
   CUPTI_CB_DOMAIN_RESOURCE = 3,
   CUPTI_CB_DOMAIN_SYNCHRONIZE = 4,
   CUPTI_CB_DOMAIN_NVTX = 5,
-  /** since CUDA 12.5 */ CUPTI_CB_DOMAIN_STATE = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CB_DOMAIN_STATE = 6,
   CUPTI_CB_DOMAIN_SIZE = 7,
   /** 0x7fffffff */ CUPTI_CB_DOMAIN_FORCE_INT = 2147483647,
 }
@@ -719,21 +719,21 @@ export declare enum CUpti_CallbackIdResource {
   CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED = 18,
   CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING = 19,
   CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED = 20,
-  /** since CUDA 12.5 */ CUPTI_CBID_RESOURCE_STREAM_ATTRIBUTE_CHANGED = 21,
-  /** since CUDA 13.0 */ CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED = 22,
-  /** since CUDA 13.0 */ CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS = 23,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CBID_RESOURCE_STREAM_ATTRIBUTE_CHANGED = 21,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_CBID_RESOURCE_GRAPH_NODE_UPDATED = 22,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_CBID_RESOURCE_GRAPH_NODE_SET_PARAMS = 23,
   CUPTI_CBID_RESOURCE_SIZE = 24,
   /** 0x7fffffff */ CUPTI_CBID_RESOURCE_FORCE_INT = 2147483647,
 }
 
 /** `enum CUpti_CallbackIdState` · cupti_callbacks.h · CUDA 13.0 */
 export declare enum CUpti_CallbackIdState {
-  /** since CUDA 12.5 */ CUPTI_CBID_STATE_INVALID = 0,
-  /** since CUDA 12.5 */ CUPTI_CBID_STATE_FATAL_ERROR = 1,
-  /** since CUDA 12.5 */ CUPTI_CBID_STATE_ERROR = 2,
-  /** since CUDA 12.5 */ CUPTI_CBID_STATE_WARNING = 3,
-  /** since CUDA 12.5 */ CUPTI_CBID_STATE_SIZE = 4,
-  /** 0x7fffffff · since CUDA 12.5 */ CUPTI_CBID_STATE_FORCE_INT = 2147483647,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CBID_STATE_INVALID = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CBID_STATE_FATAL_ERROR = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CBID_STATE_ERROR = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CBID_STATE_WARNING = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CBID_STATE_SIZE = 4,
+  /** 0x7fffffff · added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CBID_STATE_FORCE_INT = 2147483647,
 }
 
 /** `enum CUpti_CallbackIdSync` · cupti_callbacks.h · CUDA 13.0 */
@@ -750,25 +750,25 @@ export declare enum CUpti_ChannelType {
   CUPTI_CHANNEL_TYPE_INVALID = 0,
   CUPTI_CHANNEL_TYPE_COMPUTE = 1,
   CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY = 2,
-  /** since CUDA 13.0 */ CUPTI_CHANNEL_TYPE_DECOMP = 3,
-  /** 0x7fffffff · since CUDA 13.0 */ CUPTI_CHANNEL_TYPE_FORCE_INT = 2147483647,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_CHANNEL_TYPE_DECOMP = 3,
+  /** 0x7fffffff · added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_CHANNEL_TYPE_FORCE_INT = 2147483647,
 }
 
 /** `enum CUpti_ConfidentialComputeRotationEventType` · cupti_activity.h · CUDA 13.0 */
 export declare enum CUpti_ConfidentialComputeRotationEventType {
-  /** since CUDA 13.0 */ CUPTI_CONFIDENTIAL_COMPUTE_INVALID_ROTATION_EVENT = 0,
-  /** since CUDA 13.0 */ CUPTI_CONFIDENTIAL_COMPUTE_KEY_ROTATION_CHANNEL_BLOCKED = 1,
-  /** since CUDA 13.0 */ CUPTI_CONFIDENTIAL_COMPUTE_KEY_ROTATION_CHANNEL_DRAINED = 2,
-  /** since CUDA 13.0 */ CUPTI_CONFIDENTIAL_COMPUTE_KEY_ROTATION_CHANNEL_UNBLOCKED = 3,
-  /** 0x7fffffff · since CUDA 13.0 */ CUPTI_CONFIDENTIAL_COMPUTE_EVENT_TYPE_FORCE_INT = 2147483647,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_CONFIDENTIAL_COMPUTE_INVALID_ROTATION_EVENT = 0,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_CONFIDENTIAL_COMPUTE_KEY_ROTATION_CHANNEL_BLOCKED = 1,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_CONFIDENTIAL_COMPUTE_KEY_ROTATION_CHANNEL_DRAINED = 2,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_CONFIDENTIAL_COMPUTE_KEY_ROTATION_CHANNEL_UNBLOCKED = 3,
+  /** 0x7fffffff · added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_CONFIDENTIAL_COMPUTE_EVENT_TYPE_FORCE_INT = 2147483647,
 }
 
 /** `enum CUpti_ContextCigMode` · cupti_activity.h · CUDA 13.0 */
 export declare enum CUpti_ContextCigMode {
-  /** since CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_NONE = 0,
-  /** since CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_CIG = 1,
-  /** since CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_CIG_FALLBACK = 2,
-  /** 0x7fffffff · since CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_FORCE_INT = 2147483647,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_NONE = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_CIG = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_CIG_FALLBACK = 2,
+  /** 0x7fffffff · added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_CONTEXT_CIG_MODE_FORCE_INT = 2147483647,
 }
 
 /** `enum CUpti_DevType` · cupti_activity.h · CUDA 13.0 */
@@ -814,10 +814,10 @@ export declare enum CUpti_DeviceAttributeDeviceClass {
 
 /** `enum CUpti_DeviceGraphLaunchMode` · cupti_activity.h · CUDA 13.0 */
 export declare enum CUpti_DeviceGraphLaunchMode {
-  /** since CUDA 13.0 */ CUPTI_DEVICE_GRAPH_LAUNCH_MODE_INVALID = 0,
-  /** since CUDA 13.0 */ CUPTI_DEVICE_GRAPH_LAUNCH_MODE_FIRE_AND_FORGET = 1,
-  /** since CUDA 13.0 */ CUPTI_DEVICE_GRAPH_LAUNCH_MODE_TAIL = 2,
-  /** since CUDA 13.0 */ CUPTI_DEVICE_GRAPH_LAUNCH_MODE_FIRE_AND_FORGET_AS_SIBLING = 3,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DEVICE_GRAPH_LAUNCH_MODE_INVALID = 0,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DEVICE_GRAPH_LAUNCH_MODE_FIRE_AND_FORGET = 1,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DEVICE_GRAPH_LAUNCH_MODE_TAIL = 2,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DEVICE_GRAPH_LAUNCH_MODE_FIRE_AND_FORGET_AS_SIBLING = 3,
 }
 
 /** `enum CUpti_DeviceVirtualizationMode` · cupti_activity.h · CUDA 13.0 */
@@ -1000,7 +1000,7 @@ export declare enum CUpti_MetricValueKind {
   CUPTI_METRIC_VALUE_KIND_THROUGHPUT = 3,
   CUPTI_METRIC_VALUE_KIND_INT64 = 4,
   CUPTI_METRIC_VALUE_KIND_UTILIZATION_LEVEL = 5,
-  /** since CUDA 13.0 */ CUPTI_METRIC_VALUE_KIND_NVTX_EXTENDED_PAYLOAD = 6,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_METRIC_VALUE_KIND_NVTX_EXTENDED_PAYLOAD = 6,
   /** 0x7fffffff */ CUPTI_METRIC_VALUE_KIND_FORCE_INT = 2147483647,
 }
 
@@ -1016,10 +1016,10 @@ export declare enum CUpti_MetricValueUtilizationLevel {
 
 /** `enum CUpti_NvtxExtPayloadType` · cupti_activity.h · CUDA 13.0 */
 export declare enum CUpti_NvtxExtPayloadType {
-  /** since CUDA 13.0 */ CUPTI_NVTX_EXT_PAYLOAD_TYPE_UNKNOWN = 0,
-  /** since CUDA 13.0 */ CUPTI_NVTX_EXT_PAYLOAD_TYPE_SCHEMA = 1,
-  /** since CUDA 13.0 */ CUPTI_NVTX_EXT_PAYLOAD_TYPE_ENUM = 2,
-  /** 0x7fffffff · since CUDA 13.0 */ CUPTI_NVTX_EXT_PAYLOAD_TYPE_FORCE_INT = 2147483647,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_NVTX_EXT_PAYLOAD_TYPE_UNKNOWN = 0,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_NVTX_EXT_PAYLOAD_TYPE_SCHEMA = 1,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_NVTX_EXT_PAYLOAD_TYPE_ENUM = 2,
+  /** 0x7fffffff · added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_NVTX_EXT_PAYLOAD_TYPE_FORCE_INT = 2147483647,
 }
 
 /** `enum CUpti_OpenAccConstructKind` · cupti_activity.h · CUDA 13.0 */
@@ -1092,7 +1092,7 @@ export declare enum CUpti_PcieGen {
   CUPTI_PCIE_GEN_GEN3 = 3,
   CUPTI_PCIE_GEN_GEN4 = 4,
   CUPTI_PCIE_GEN_GEN5 = 5,
-  /** since CUDA 13.0 */ CUPTI_PCIE_GEN_GEN6 = 6,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_PCIE_GEN_GEN6 = 6,
   /** 0x7fffffff */ CUPTI_PCIE_GEN_FORCE_INT = 2147483647,
 }
 
@@ -1781,136 +1781,136 @@ export declare enum CUpti_driver_api_trace_cbid {
   CUPTI_DRIVER_TRACE_CBID_cuMemGetHandleForAddressRange = 674,
   CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxPotentialClusterSize = 675,
   CUPTI_DRIVER_TRACE_CBID_cuOccupancyMaxActiveClusters = 676,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2 = 677,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadData = 678,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadFromFile = 679,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload = 680,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernel = 681,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetModule = 682,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction = 683,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetGlobal = 684,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetManaged = 685,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute = 686,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelSetAttribute = 687,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelSetCacheConfig = 688,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2 = 689,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeGetParams_v2 = 690,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams_v2 = 691,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2 = 692,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetId = 693,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetId_ptsz = 694,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxGetId = 695,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2 = 696,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeTiled = 697,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2col = 698,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuTensorMapReplaceAddress = 699,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetUnifiedFunction = 700,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpGetAttribute = 701,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpGetAttributeGlobal = 702,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpSetAttribute = 703,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpSetAttributeGlobal = 704,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxSetFlags = 705,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastCreate = 706,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastAddDevice = 707,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastBindMem = 708,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastBindAddr = 709,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastUnbind = 710,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastGetGranularity = 711,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode = 712,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphNodeSetParams = 713,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams = 714,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMemAdvise_v2 = 715,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchAsync_v2 = 716,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchAsync_v2_ptsz = 717,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncGetName = 718,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetName = 719,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph = 720,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz = 721,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphConditionalHandleCreate = 722,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2 = 723,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphGetEdges_v2 = 724,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphNodeGetDependencies_v2 = 725,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphNodeGetDependentNodes_v2 = 726,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddDependencies_v2 = 727,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphRemoveDependencies_v2 = 728,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3 = 729,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3_ptsz = 730,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamUpdateCaptureDependencies_v2 = 731,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamUpdateCaptureDependencies_v2_ptsz = 732,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncGetParamInfo = 733,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetParamInfo = 734,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceRegisterAsyncNotification = 735,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceUnregisterAsyncNotification = 736,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunctionCount = 737,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuModuleEnumerateFunctions = 738,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernelCount = 739,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryEnumerateKernels = 740,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncIsLoaded = 741,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncLoad = 742,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxCreate = 743,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxDestroy = 744,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceGetDevResource = 745,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevResource = 746,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxGetDevResource = 747,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDevResourceGenerateDesc = 748,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxRecordEvent = 749,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxWaitEvent = 750,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDevSmResourceSplitByCount = 751,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetGreenCtx = 752,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxFromGreenCtx = 753,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetLibrary = 754,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxRecordEvent = 755,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxWaitEvent = 756,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v4 = 757,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxStreamCreate = 758,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2 = 759,
-  /** since CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2_ptsz = 760,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemBatchDecompressAsync = 761,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemBatchDecompressAsync_ptsz = 762,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuLogsRegisterCallback = 763,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuLogsUnregisterCallback = 764,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuLogsCurrent = 765,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuLogsDumpToFile = 766,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuLogsDumpToMemory = 767,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessGetRestoreThreadId = 768,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessGetState = 769,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessLock = 770,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessCheckpoint = 771,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessRestore = 772,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessUnlock = 773,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetDevice = 774,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetDevice_ptsz = 775,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync = 776,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_ptsz = 777,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync = 778,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync_ptsz = 779,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuEventElapsedTime_v2 = 780,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2colWide = 781,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxGetId = 782,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuStreamCreateForCaptureToCig = 783,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchBatchAsync = 784,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchBatchAsync_ptsz = 785,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuSemaphoreCreate = 786,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuSemaphoreExport = 787,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuSemaphoreDestroy = 788,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemDiscardBatchAsync = 789,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemDiscardBatchAsync_ptsz = 790,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemDiscardAndPrefetchBatchAsync = 791,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemDiscardAndPrefetchBatchAsync_ptsz = 792,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMultiKernelCooperativeDomainCreate = 793,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMultiKernelCooperativeDomainDestroy = 794,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice_v2 = 795,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2 = 796,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2_ptsz = 797,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync_v2 = 798,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync_v2_ptsz = 799,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2 = 800,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemGetDefaultMemPool = 801,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemGetMemPool = 802,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemSetMemPool = 803,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceGetP2PAtomicCapabilities = 804,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceGetHostAtomicCapabilities = 805,
-  /** since CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuDriverGetGpuCodeIsaVersion = 806,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2 = 677,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadData = 678,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadFromFile = 679,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryUnload = 680,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernel = 681,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetModule = 682,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetFunction = 683,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetGlobal = 684,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetManaged = 685,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetAttribute = 686,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelSetAttribute = 687,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelSetCacheConfig = 688,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2 = 689,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeGetParams_v2 = 690,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphKernelNodeSetParams_v2 = 691,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphExecKernelNodeSetParams_v2 = 692,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetId = 693,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetId_ptsz = 694,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxGetId = 695,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2 = 696,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeTiled = 697,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2col = 698,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuTensorMapReplaceAddress = 699,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetUnifiedFunction = 700,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpGetAttribute = 701,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpGetAttributeGlobal = 702,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpSetAttribute = 703,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCoredumpSetAttributeGlobal = 704,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxSetFlags = 705,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastCreate = 706,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastAddDevice = 707,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastBindMem = 708,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastBindAddr = 709,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastUnbind = 710,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMulticastGetGranularity = 711,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode = 712,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphNodeSetParams = 713,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphExecNodeSetParams = 714,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMemAdvise_v2 = 715,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchAsync_v2 = 716,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchAsync_v2_ptsz = 717,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncGetName = 718,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetName = 719,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph = 720,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz = 721,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphConditionalHandleCreate = 722,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2 = 723,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphGetEdges_v2 = 724,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphNodeGetDependencies_v2 = 725,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphNodeGetDependentNodes_v2 = 726,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphAddDependencies_v2 = 727,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGraphRemoveDependencies_v2 = 728,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3 = 729,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCaptureInfo_v3_ptsz = 730,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamUpdateCaptureDependencies_v2 = 731,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamUpdateCaptureDependencies_v2_ptsz = 732,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncGetParamInfo = 733,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetParamInfo = 734,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceRegisterAsyncNotification = 735,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceUnregisterAsyncNotification = 736,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuModuleGetFunctionCount = 737,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuModuleEnumerateFunctions = 738,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryGetKernelCount = 739,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuLibraryEnumerateKernels = 740,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncIsLoaded = 741,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuFuncLoad = 742,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxCreate = 743,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxDestroy = 744,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceGetDevResource = 745,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevResource = 746,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxGetDevResource = 747,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDevResourceGenerateDesc = 748,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxRecordEvent = 749,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxWaitEvent = 750,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuDevSmResourceSplitByCount = 751,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetGreenCtx = 752,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxFromGreenCtx = 753,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuKernelGetLibrary = 754,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxRecordEvent = 755,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxWaitEvent = 756,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuCtxCreate_v4 = 757,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxStreamCreate = 758,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2 = 759,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetCtx_v2_ptsz = 760,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemBatchDecompressAsync = 761,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemBatchDecompressAsync_ptsz = 762,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuLogsRegisterCallback = 763,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuLogsUnregisterCallback = 764,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuLogsCurrent = 765,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuLogsDumpToFile = 766,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuLogsDumpToMemory = 767,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessGetRestoreThreadId = 768,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessGetState = 769,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessLock = 770,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessCheckpoint = 771,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessRestore = 772,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCheckpointProcessUnlock = 773,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetDevice = 774,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuStreamGetDevice_ptsz = 775,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync = 776,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_ptsz = 777,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync = 778,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync_ptsz = 779,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuEventElapsedTime_v2 = 780,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuTensorMapEncodeIm2colWide = 781,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuGreenCtxGetId = 782,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuStreamCreateForCaptureToCig = 783,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchBatchAsync = 784,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemPrefetchBatchAsync_ptsz = 785,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuSemaphoreCreate = 786,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuSemaphoreExport = 787,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuSemaphoreDestroy = 788,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemDiscardBatchAsync = 789,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemDiscardBatchAsync_ptsz = 790,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemDiscardAndPrefetchBatchAsync = 791,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemDiscardAndPrefetchBatchAsync_ptsz = 792,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMultiKernelCooperativeDomainCreate = 793,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMultiKernelCooperativeDomainDestroy = 794,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice_v2 = 795,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2 = 796,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2_ptsz = 797,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync_v2 = 798,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DBatchAsync_v2_ptsz = 799,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2 = 800,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemGetDefaultMemPool = 801,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemGetMemPool = 802,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuMemSetMemPool = 803,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceGetP2PAtomicCapabilities = 804,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuDeviceGetHostAtomicCapabilities = 805,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_DRIVER_TRACE_CBID_cuDriverGetGpuCodeIsaVersion = 806,
   CUPTI_DRIVER_TRACE_CBID_SIZE = 807,
   /** 0x7fffffff */ CUPTI_DRIVER_TRACE_CBID_FORCE_INT = 2147483647,
 }
@@ -2368,10 +2368,10 @@ export declare enum CUpti_runtime_api_trace_cbid {
   CUPTI_RUNTIME_TRACE_CBID_cudaMemPoolImportPointer_v11020 = 390,
   CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_v11020 = 391,
   CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_ptsz_v11020 = 392,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaSignalExternalSemaphoresAsync_v11020 = 393,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaSignalExternalSemaphoresAsync_ptsz_v11020 = 394,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaWaitExternalSemaphoresAsync_v11020 = 395,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaWaitExternalSemaphoresAsync_ptsz_v11020 = 396,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaSignalExternalSemaphoresAsync_v11020 = 393,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaSignalExternalSemaphoresAsync_ptsz_v11020 = 394,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaWaitExternalSemaphoresAsync_v11020 = 395,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaWaitExternalSemaphoresAsync_ptsz_v11020 = 396,
   CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddExternalSemaphoresSignalNode_v11020 = 397,
   CUPTI_RUNTIME_TRACE_CBID_cudaGraphExternalSemaphoresSignalNodeGetParams_v11020 = 398,
   CUPTI_RUNTIME_TRACE_CBID_cudaGraphExternalSemaphoresSignalNodeSetParams_v11020 = 399,
@@ -2409,95 +2409,95 @@ export declare enum CUpti_runtime_api_trace_cbid {
   CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060 = 431,
   CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxPotentialClusterSize_v11070 = 432,
   CUPTI_RUNTIME_TRACE_CBID_cudaOccupancyMaxActiveClusters_v11070 = 433,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaCreateTextureObject_v2_v11080 = 434,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetTextureObjectTextureDesc_v2_v11080 = 435,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_v12000 = 436,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_ptsz_v12000 = 437,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecGetFlags_v12000 = 438,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetKernel_v12000 = 439,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceProperties_v12000 = 440,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetId_v12000 = 441,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetId_ptsz_v12000 = 442,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000 = 443,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaInitDevice_v12000 = 444,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddNode_v12020 = 445,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeSetParams_v12020 = 446,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecNodeSetParams_v12020 = 447,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemAdvise_v12020 = 448,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v12020 = 449,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_ptsz_v12020 = 450,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetName_v12030 = 451,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030 = 452,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030 = 453,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphConditionalHandleCreate_v12030 = 454,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphGetEdges_v12030 = 455,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeGetDependencies_v12030 = 456,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeGetDependentNodes_v12030 = 457,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddDependencies_v12030 = 458,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphRemoveDependencies_v12030 = 459,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddNode_v12030 = 460,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v12030 = 461,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_ptsz_v12030 = 462,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_v12030 = 463,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_ptsz_v12030 = 464,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaDeviceRegisterAsyncNotification_v12040 = 465,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaDeviceUnregisterAsyncNotification_v12040 = 466,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetParamInfo_v12040 = 467,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPointByVersion_v12050 = 468,
-  /** since CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPointByVersion_ptsz_v12050 = 469,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryLoadData_v12060 = 470,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryLoadFromFile_v12060 = 471,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryUnload_v12060 = 472,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetKernel_v12060 = 473,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetGlobal_v12060 = 474,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetManaged_v12060 = 475,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetUnifiedFunction_v12060 = 476,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetKernelCount_v12060 = 477,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryEnumerateKernels_v12060 = 478,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaKernelSetAttributeForDevice_v12060 = 479,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetDevice_v12080 = 480,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetDevice_ptsz_v12080 = 481,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v12080 = 482,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v12080 = 483,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DBatchAsync_v12080 = 484,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DBatchAsync_ptsz_v12080 = 485,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v12080 = 486,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchBatchAsync_v13000 = 487,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchBatchAsync_ptsz_v13000 = 488,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemDiscardBatchAsync_v13000 = 489,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemDiscardBatchAsync_ptsz_v13000 = 490,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemDiscardAndPrefetchBatchAsync_v13000 = 491,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemDiscardAndPrefetchBatchAsync_ptsz_v13000 = 492,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetExportTable_v13000 = 493,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaRegisterFatBinary_v13000 = 494,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaRegisterFatBinaryEnd_v13000 = 495,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaUnregisterFatBinary_v13000 = 496,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaRegisterVar_v13000 = 497,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaRegisterHostVar_v13000 = 498,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaRegisterFunction_v13000 = 499,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaRegisterManagedVar_v13000 = 500,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaInitModule_v13000 = 501,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaPushCallConfiguration_v13000 = 502,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaPopCallConfiguration_v13000 = 503,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000 = 504,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 = 505,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000 = 506,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaRegisterUnifiedTable_v13000 = 507,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaGetProcAddress_v13000 = 508,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000 = 509,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v13000 = 510,
-  /** 0x1ff · since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DBatchAsync_v13000 = 511,
-  /** 0x200 · since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DBatchAsync_ptsz_v13000 = 512,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLogsRegisterCallback_v13000 = 513,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLogsUnregisterCallback_v13000 = 514,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLogsCurrent_v13000 = 515,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLogsDumpToFile_v13000 = 516,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLogsDumpToMemory_v13000 = 517,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemGetDefaultMemPool_v13000 = 518,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemGetMemPool_v13000 = 519,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemSetMemPool_v13000 = 520,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetHostAtomicCapabilities_v13000 = 521,
-  /** since CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetP2PAtomicCapabilities_v13000 = 522,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaCreateTextureObject_v2_v11080 = 434,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetTextureObjectTextureDesc_v2_v11080 = 435,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_v12000 = 436,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_ptsz_v12000 = 437,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecGetFlags_v12000 = 438,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetKernel_v12000 = 439,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetDeviceProperties_v12000 = 440,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetId_v12000 = 441,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetId_ptsz_v12000 = 442,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000 = 443,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaInitDevice_v12000 = 444,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddNode_v12020 = 445,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeSetParams_v12020 = 446,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecNodeSetParams_v12020 = 447,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemAdvise_v12020 = 448,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v12020 = 449,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_ptsz_v12020 = 450,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetName_v12030 = 451,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030 = 452,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030 = 453,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphConditionalHandleCreate_v12030 = 454,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphGetEdges_v12030 = 455,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeGetDependencies_v12030 = 456,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeGetDependentNodes_v12030 = 457,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddDependencies_v12030 = 458,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphRemoveDependencies_v12030 = 459,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddNode_v12030 = 460,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_v12030 = 461,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetCaptureInfo_ptsz_v12030 = 462,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_v12030 = 463,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_ptsz_v12030 = 464,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaDeviceRegisterAsyncNotification_v12040 = 465,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaDeviceUnregisterAsyncNotification_v12040 = 466,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetParamInfo_v12040 = 467,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPointByVersion_v12050 = 468,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetDriverEntryPointByVersion_ptsz_v12050 = 469,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryLoadData_v12060 = 470,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryLoadFromFile_v12060 = 471,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryUnload_v12060 = 472,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetKernel_v12060 = 473,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetGlobal_v12060 = 474,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetManaged_v12060 = 475,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetUnifiedFunction_v12060 = 476,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryGetKernelCount_v12060 = 477,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLibraryEnumerateKernels_v12060 = 478,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaKernelSetAttributeForDevice_v12060 = 479,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetDevice_v12080 = 480,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaStreamGetDevice_ptsz_v12080 = 481,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v12080 = 482,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v12080 = 483,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DBatchAsync_v12080 = 484,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DBatchAsync_ptsz_v12080 = 485,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v12080 = 486,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchBatchAsync_v13000 = 487,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchBatchAsync_ptsz_v13000 = 488,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemDiscardBatchAsync_v13000 = 489,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemDiscardBatchAsync_ptsz_v13000 = 490,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemDiscardAndPrefetchBatchAsync_v13000 = 491,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemDiscardAndPrefetchBatchAsync_ptsz_v13000 = 492,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaGetExportTable_v13000 = 493,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaRegisterFatBinary_v13000 = 494,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaRegisterFatBinaryEnd_v13000 = 495,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaUnregisterFatBinary_v13000 = 496,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaRegisterVar_v13000 = 497,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaRegisterHostVar_v13000 = 498,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaRegisterFunction_v13000 = 499,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaRegisterManagedVar_v13000 = 500,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaInitModule_v13000 = 501,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaPushCallConfiguration_v13000 = 502,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaPopCallConfiguration_v13000 = 503,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaGetKernel_v13000 = 504,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 = 505,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000 = 506,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaRegisterUnifiedTable_v13000 = 507,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID___cudaGetProcAddress_v13000 = 508,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000 = 509,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v13000 = 510,
+  /** 0x1ff · added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DBatchAsync_v13000 = 511,
+  /** 0x200 · added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DBatchAsync_ptsz_v13000 = 512,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLogsRegisterCallback_v13000 = 513,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLogsUnregisterCallback_v13000 = 514,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLogsCurrent_v13000 = 515,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLogsDumpToFile_v13000 = 516,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaLogsDumpToMemory_v13000 = 517,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemGetDefaultMemPool_v13000 = 518,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemGetMemPool_v13000 = 519,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaMemSetMemPool_v13000 = 520,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetHostAtomicCapabilities_v13000 = 521,
+  /** added after CUDA 12.5; present in CUDA 13.0 */ CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetP2PAtomicCapabilities_v13000 = 522,
   CUPTI_RUNTIME_TRACE_CBID_SIZE = 523,
   /** 0x7fffffff */ CUPTI_RUNTIME_TRACE_CBID_FORCE_INT = 2147483647,
 }
@@ -2506,10 +2506,10 @@ export declare const CUpti_runtime_api_trace_cbid_enum: typeof CUpti_runtime_api
 
 /** `enum CUsynchronizationPolicy_enum` · cuda.h · CUDA 13.0 */
 export declare enum CUsynchronizationPolicy {
-  /** since CUDA 12.5 */ CU_SYNC_POLICY_AUTO = 1,
-  /** since CUDA 12.5 */ CU_SYNC_POLICY_SPIN = 2,
-  /** since CUDA 12.5 */ CU_SYNC_POLICY_YIELD = 3,
-  /** since CUDA 12.5 */ CU_SYNC_POLICY_BLOCKING_SYNC = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_SYNC_POLICY_AUTO = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_SYNC_POLICY_SPIN = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_SYNC_POLICY_YIELD = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CU_SYNC_POLICY_BLOCKING_SYNC = 4,
 }
 export type CUsynchronizationPolicy_enum = CUsynchronizationPolicy;
 export declare const CUsynchronizationPolicy_enum: typeof CUsynchronizationPolicy;
@@ -2713,50 +2713,50 @@ export interface CUaccessPolicyWindow_st {
 }
 /** `struct CUlaunchAttributeValue_union_clusterDim` · 12 bytes, align 4 · cuda.h */
 export interface CUlaunchAttributeValue_union_clusterDim {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   x: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   y: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   z: number;
 }
 /** `struct CUlaunchAttributeValue_union_deviceUpdatableKernelNode` · 16 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union_deviceUpdatableKernelNode {
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceUpdatable: number;
-  /** `CUgraphDeviceNode` at byte 8 · since CUDA 12.5 */
+  /** `CUgraphDeviceNode` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   devNode: CUgraphDeviceNode;
 }
 /** `struct CUlaunchAttributeValue_union_launchCompletionEvent` · 16 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union_launchCompletionEvent {
-  /** `CUevent` at byte 0 · since CUDA 12.5 */
+  /** `CUevent` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   event: CUevent;
-  /** `int` at byte 8 · since CUDA 12.5 */
+  /** `int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number;
 }
 /** `struct CUlaunchAttributeValue_union_preferredClusterDim` · 12 bytes, align 4 · cuda.h */
 export interface CUlaunchAttributeValue_union_preferredClusterDim {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   x: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.5; present in CUDA 13.0 */
   y: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   z: number;
 }
 /** `struct CUlaunchAttributeValue_union_programmaticEvent` · 16 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union_programmaticEvent {
-  /** `CUevent` at byte 0 · since CUDA 12.5 */
+  /** `CUevent` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   event: CUevent;
-  /** `int` at byte 8 · since CUDA 12.5 */
+  /** `int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number;
-  /** `int` at byte 12 · since CUDA 12.5 */
+  /** `int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   triggerAtBlockStart: number;
 }
 /** `struct CUlaunchMemSyncDomainMap_st` · 2 bytes, align 1 · cuda.h */
 export interface CUlaunchMemSyncDomainMap_st {
-  /** `unsigned char` at byte 0 · since CUDA 12.5 */
+  /** `unsigned char` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   default_: number;
-  /** `unsigned char` at byte 1 · since CUDA 12.5 */
+  /** `unsigned char` at byte 1 · added after CUDA 11.8; present in CUDA 12.5 */
   remote: number;
 }
 /** `struct CUpti_Activity` · 8 bytes, align 8 · cupti_activity.h */
@@ -2897,19 +2897,19 @@ export interface CUpti_ActivityCdpKernel_cacheConfig_config {
 }
 /** `struct CUpti_ActivityConfidentialComputeRotation` · 32 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityConfidentialComputeRotation {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 13.0 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   kind: CUpti_ActivityKind;
-  /** `CUpti_ConfidentialComputeRotationEventType` at byte 4 · since CUDA 13.0 */
+  /** `CUpti_ConfidentialComputeRotationEventType` at byte 4 · added after CUDA 12.5; present in CUDA 13.0 */
   eventType: CUpti_ConfidentialComputeRotationEventType;
-  /** `uint32_t` at byte 8 · since CUDA 13.0 */
+  /** `uint32_t` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   deviceId: number;
-  /** `uint32_t` at byte 12 · since CUDA 13.0 */
+  /** `uint32_t` at byte 12 · added after CUDA 12.5; present in CUDA 13.0 */
   contextId: number;
-  /** `uint32_t` at byte 16 · since CUDA 13.0 */
+  /** `uint32_t` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   channelId: number;
-  /** `CUpti_ChannelType` at byte 20 · since CUDA 13.0 */
+  /** `CUpti_ChannelType` at byte 20 · added after CUDA 12.5; present in CUDA 13.0 */
   channelType: CUpti_ChannelType;
-  /** `uint64_t` at byte 24 · since CUDA 13.0 */
+  /** `uint64_t` at byte 24 · added after CUDA 12.5; present in CUDA 13.0 */
   timestamp: number | bigint;
 }
 /** `struct CUpti_ActivityContext` · 16 bytes, align 8 · cupti_activity_deprecated.h */
@@ -2927,48 +2927,48 @@ export interface CUpti_ActivityContext {
 }
 /** `struct CUpti_ActivityContext2` · 24 bytes, align 8 · cupti_activity_deprecated.h */
 export interface CUpti_ActivityContext2 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `uint32_t` at byte 4 · since CUDA 12.5 */
+  /** `uint32_t` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   contextId: number;
-  /** `uint32_t` at byte 8 · since CUDA 12.5 */
+  /** `uint32_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceId: number;
-  /** `uint16_t` at byte 12 · since CUDA 12.5 */
+  /** `uint16_t` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   computeApiKind: number;
-  /** `uint16_t` at byte 14 · since CUDA 12.5 */
+  /** `uint16_t` at byte 14 · added after CUDA 11.8; present in CUDA 12.5 */
   nullStreamId: number;
-  /** `uint32_t` at byte 16 · since CUDA 12.5 */
+  /** `uint32_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   parentContextId: number;
-  /** `uint8_t` at byte 20 · since CUDA 12.5 */
+  /** `uint8_t` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   isGreenContext: number;
-  /** `uint8_t` at byte 21 · since CUDA 12.5 */
+  /** `uint8_t` at byte 21 · added after CUDA 11.8; present in CUDA 12.5 */
   padding: number;
-  /** `uint16_t` at byte 22 · since CUDA 12.5 */
+  /** `uint16_t` at byte 22 · added after CUDA 11.8; present in CUDA 12.5 */
   numMultiprocessors: number;
 }
 /** `struct CUpti_ActivityContext3` · 32 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityContext3 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `uint32_t` at byte 4 · since CUDA 12.5 */
+  /** `uint32_t` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   contextId: number;
-  /** `uint32_t` at byte 8 · since CUDA 12.5 */
+  /** `uint32_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceId: number;
-  /** `uint16_t` at byte 12 · since CUDA 12.5 */
+  /** `uint16_t` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   computeApiKind: number;
-  /** `uint16_t` at byte 14 · since CUDA 12.5 */
+  /** `uint16_t` at byte 14 · added after CUDA 11.8; present in CUDA 12.5 */
   nullStreamId: number;
-  /** `uint32_t` at byte 16 · since CUDA 12.5 */
+  /** `uint32_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   parentContextId: number;
-  /** `uint8_t` at byte 20 · since CUDA 12.5 */
+  /** `uint8_t` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   isGreenContext: number;
-  /** `uint8_t` at byte 21 · since CUDA 12.5 */
+  /** `uint8_t` at byte 21 · added after CUDA 11.8; present in CUDA 12.5 */
   padding: number;
-  /** `uint16_t` at byte 22 · since CUDA 12.5 */
+  /** `uint16_t` at byte 22 · added after CUDA 11.8; present in CUDA 12.5 */
   numMultiprocessors: number;
-  /** `CUpti_ContextCigMode` at byte 24 · since CUDA 12.5 */
+  /** `CUpti_ContextCigMode` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   cigMode: CUpti_ContextCigMode;
-  /** `uint32_t` at byte 28 · since CUDA 12.5 */
+  /** `uint32_t` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   padding2: number;
 }
 /** `struct CUpti_ActivityCudaEvent` · 24 bytes, align 8 · cupti_activity_deprecated.h */
@@ -2988,27 +2988,27 @@ export interface CUpti_ActivityCudaEvent {
 }
 /** `struct CUpti_ActivityCudaEvent2` · 56 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityCudaEvent2 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 13.0 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   kind: CUpti_ActivityKind;
-  /** `uint32_t` at byte 4 · since CUDA 13.0 */
+  /** `uint32_t` at byte 4 · added after CUDA 12.5; present in CUDA 13.0 */
   correlationId: number;
-  /** `uint32_t` at byte 8 · since CUDA 13.0 */
+  /** `uint32_t` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   contextId: number;
-  /** `uint32_t` at byte 12 · since CUDA 13.0 */
+  /** `uint32_t` at byte 12 · added after CUDA 12.5; present in CUDA 13.0 */
   streamId: number;
-  /** `uint32_t` at byte 16 · since CUDA 13.0 */
+  /** `uint32_t` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   eventId: number;
-  /** `uint32_t` at byte 20 · since CUDA 13.0 */
+  /** `uint32_t` at byte 20 · added after CUDA 12.5; present in CUDA 13.0 */
   pad: number;
-  /** `uint32_t` at byte 24 · since CUDA 13.0 */
+  /** `uint32_t` at byte 24 · added after CUDA 12.5; present in CUDA 13.0 */
   deviceId: number;
-  /** `uint32_t` at byte 28 · since CUDA 13.0 */
+  /** `uint32_t` at byte 28 · added after CUDA 12.5; present in CUDA 13.0 */
   pad2: number;
-  /** `void *` at byte 32 · since CUDA 13.0 */
+  /** `void *` at byte 32 · added after CUDA 12.5; present in CUDA 13.0 */
   reserved0: number;
-  /** `uint64_t` at byte 40 · since CUDA 13.0 */
+  /** `uint64_t` at byte 40 · added after CUDA 12.5; present in CUDA 13.0 */
   deviceTimestamp: number | bigint;
-  /** `uint64_t` at byte 48 · since CUDA 13.0 */
+  /** `uint64_t` at byte 48 · added after CUDA 12.5; present in CUDA 13.0 */
   cudaEventSyncId: number | bigint;
 }
 /** `struct CUpti_ActivityDevice` · 120 bytes, align 8 · cupti_activity_deprecated.h */
@@ -3275,81 +3275,81 @@ export interface CUpti_ActivityDevice4 {
 }
 /** `struct CUpti_ActivityDevice5` · 184 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityDevice5 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `CUpti_ActivityFlag` at byte 4 · since CUDA 12.5 */
+  /** `CUpti_ActivityFlag` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: CUpti_ActivityFlag;
-  /** `uint64_t` at byte 8 · since CUDA 12.5 */
+  /** `uint64_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   globalMemoryBandwidth: number | bigint;
-  /** `uint64_t` at byte 16 · since CUDA 12.5 */
+  /** `uint64_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   globalMemorySize: number | bigint;
-  /** `uint32_t` at byte 24 · since CUDA 12.5 */
+  /** `uint32_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   constantMemorySize: number;
-  /** `uint32_t` at byte 28 · since CUDA 12.5 */
+  /** `uint32_t` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   l2CacheSize: number;
-  /** `uint32_t` at byte 32 · since CUDA 12.5 */
+  /** `uint32_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   numThreadsPerWarp: number;
-  /** `uint32_t` at byte 36 · since CUDA 12.5 */
+  /** `uint32_t` at byte 36 · added after CUDA 11.8; present in CUDA 12.5 */
   coreClockRate: number;
-  /** `uint32_t` at byte 40 · since CUDA 12.5 */
+  /** `uint32_t` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   numMemcpyEngines: number;
-  /** `uint32_t` at byte 44 · since CUDA 12.5 */
+  /** `uint32_t` at byte 44 · added after CUDA 11.8; present in CUDA 12.5 */
   numMultiprocessors: number;
-  /** `uint32_t` at byte 48 · since CUDA 12.5 */
+  /** `uint32_t` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   maxIPC: number;
-  /** `uint32_t` at byte 52 · since CUDA 12.5 */
+  /** `uint32_t` at byte 52 · added after CUDA 11.8; present in CUDA 12.5 */
   maxWarpsPerMultiprocessor: number;
-  /** `uint32_t` at byte 56 · since CUDA 12.5 */
+  /** `uint32_t` at byte 56 · added after CUDA 11.8; present in CUDA 12.5 */
   maxBlocksPerMultiprocessor: number;
-  /** `uint32_t` at byte 60 · since CUDA 12.5 */
+  /** `uint32_t` at byte 60 · added after CUDA 11.8; present in CUDA 12.5 */
   maxSharedMemoryPerMultiprocessor: number;
-  /** `uint32_t` at byte 64 · since CUDA 12.5 */
+  /** `uint32_t` at byte 64 · added after CUDA 11.8; present in CUDA 12.5 */
   maxRegistersPerMultiprocessor: number;
-  /** `uint32_t` at byte 68 · since CUDA 12.5 */
+  /** `uint32_t` at byte 68 · added after CUDA 11.8; present in CUDA 12.5 */
   maxRegistersPerBlock: number;
-  /** `uint32_t` at byte 72 · since CUDA 12.5 */
+  /** `uint32_t` at byte 72 · added after CUDA 11.8; present in CUDA 12.5 */
   maxSharedMemoryPerBlock: number;
-  /** `uint32_t` at byte 76 · since CUDA 12.5 */
+  /** `uint32_t` at byte 76 · added after CUDA 11.8; present in CUDA 12.5 */
   maxThreadsPerBlock: number;
-  /** `uint32_t` at byte 80 · since CUDA 12.5 */
+  /** `uint32_t` at byte 80 · added after CUDA 11.8; present in CUDA 12.5 */
   maxBlockDimX: number;
-  /** `uint32_t` at byte 84 · since CUDA 12.5 */
+  /** `uint32_t` at byte 84 · added after CUDA 11.8; present in CUDA 12.5 */
   maxBlockDimY: number;
-  /** `uint32_t` at byte 88 · since CUDA 12.5 */
+  /** `uint32_t` at byte 88 · added after CUDA 11.8; present in CUDA 12.5 */
   maxBlockDimZ: number;
-  /** `uint32_t` at byte 92 · since CUDA 12.5 */
+  /** `uint32_t` at byte 92 · added after CUDA 11.8; present in CUDA 12.5 */
   maxGridDimX: number;
-  /** `uint32_t` at byte 96 · since CUDA 12.5 */
+  /** `uint32_t` at byte 96 · added after CUDA 11.8; present in CUDA 12.5 */
   maxGridDimY: number;
-  /** `uint32_t` at byte 100 · since CUDA 12.5 */
+  /** `uint32_t` at byte 100 · added after CUDA 11.8; present in CUDA 12.5 */
   maxGridDimZ: number;
-  /** `uint32_t` at byte 104 · since CUDA 12.5 */
+  /** `uint32_t` at byte 104 · added after CUDA 11.8; present in CUDA 12.5 */
   computeCapabilityMajor: number;
-  /** `uint32_t` at byte 108 · since CUDA 12.5 */
+  /** `uint32_t` at byte 108 · added after CUDA 11.8; present in CUDA 12.5 */
   computeCapabilityMinor: number;
-  /** `uint32_t` at byte 112 · since CUDA 12.5 */
+  /** `uint32_t` at byte 112 · added after CUDA 11.8; present in CUDA 12.5 */
   id: number;
-  /** `uint32_t` at byte 116 · since CUDA 12.5 */
+  /** `uint32_t` at byte 116 · added after CUDA 11.8; present in CUDA 12.5 */
   eccEnabled: number;
-  /** `CUuuid` at byte 120 · since CUDA 12.5 */
+  /** `CUuuid` at byte 120 · added after CUDA 11.8; present in CUDA 12.5 */
   uuid: CUuuid_st;
-  /** `const char *` at byte 136 · since CUDA 12.5 */
+  /** `const char *` at byte 136 · added after CUDA 11.8; present in CUDA 12.5 */
   name: number;
-  /** `uint8_t` at byte 144 · since CUDA 12.5 */
+  /** `uint8_t` at byte 144 · added after CUDA 11.8; present in CUDA 12.5 */
   isCudaVisible: number;
-  /** `uint8_t` at byte 145 · since CUDA 12.5 */
+  /** `uint8_t` at byte 145 · added after CUDA 11.8; present in CUDA 12.5 */
   isMigEnabled: number;
-  /** `uint8_t [6]` at byte 146 · since CUDA 12.5 */
+  /** `uint8_t [6]` at byte 146 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number[];
-  /** `uint32_t` at byte 152 · since CUDA 12.5 */
+  /** `uint32_t` at byte 152 · added after CUDA 11.8; present in CUDA 12.5 */
   gpuInstanceId: number;
-  /** `uint32_t` at byte 156 · since CUDA 12.5 */
+  /** `uint32_t` at byte 156 · added after CUDA 11.8; present in CUDA 12.5 */
   computeInstanceId: number;
-  /** `CUuuid` at byte 160 · since CUDA 12.5 */
+  /** `CUuuid` at byte 160 · added after CUDA 11.8; present in CUDA 12.5 */
   migUuid: CUuuid_st;
-  /** `uint32_t` at byte 176 · since CUDA 12.5 */
+  /** `uint32_t` at byte 176 · added after CUDA 11.8; present in CUDA 12.5 */
   isNumaNode: number;
-  /** `uint32_t` at byte 180 · since CUDA 12.5 */
+  /** `uint32_t` at byte 180 · added after CUDA 11.8; present in CUDA 12.5 */
   numaId: number;
 }
 /** `struct CUpti_ActivityDeviceAttribute` · 24 bytes, align 8 · cupti_activity.h */
@@ -3367,25 +3367,25 @@ export interface CUpti_ActivityDeviceAttribute {
 }
 /** `struct CUpti_ActivityDeviceGraphTrace` · 56 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityDeviceGraphTrace {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 13.0 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   kind: CUpti_ActivityKind;
-  /** `uint32_t` at byte 4 · since CUDA 13.0 */
+  /** `uint32_t` at byte 4 · added after CUDA 12.5; present in CUDA 13.0 */
   deviceId: number;
-  /** `uint64_t` at byte 8 · since CUDA 13.0 */
+  /** `uint64_t` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   start: number | bigint;
-  /** `uint64_t` at byte 16 · since CUDA 13.0 */
+  /** `uint64_t` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   end: number | bigint;
-  /** `uint32_t` at byte 24 · since CUDA 13.0 */
+  /** `uint32_t` at byte 24 · added after CUDA 12.5; present in CUDA 13.0 */
   graphId: number;
-  /** `uint32_t` at byte 28 · since CUDA 13.0 */
+  /** `uint32_t` at byte 28 · added after CUDA 12.5; present in CUDA 13.0 */
   launcherGraphId: number;
-  /** `uint32_t` at byte 32 · since CUDA 13.0 */
+  /** `uint32_t` at byte 32 · added after CUDA 12.5; present in CUDA 13.0 */
   deviceLaunchMode: number;
-  /** `uint32_t` at byte 36 · since CUDA 13.0 */
+  /** `uint32_t` at byte 36 · added after CUDA 12.5; present in CUDA 13.0 */
   contextId: number;
-  /** `uint64_t` at byte 40 · since CUDA 13.0 */
+  /** `uint64_t` at byte 40 · added after CUDA 12.5; present in CUDA 13.0 */
   streamId: number | bigint;
-  /** `void *` at byte 48 · since CUDA 13.0 */
+  /** `void *` at byte 48 · added after CUDA 12.5; present in CUDA 13.0 */
   reserved: number;
 }
 /** `struct CUpti_ActivityEnvironment` · 40 bytes, align 8 · cupti_activity.h */
@@ -3581,27 +3581,27 @@ export interface CUpti_ActivityGraphTrace {
 }
 /** `struct CUpti_ActivityGraphTrace2` · 56 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityGraphTrace2 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `uint32_t` at byte 4 · since CUDA 12.5 */
+  /** `uint32_t` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   correlationId: number;
-  /** `uint64_t` at byte 8 · since CUDA 12.5 */
+  /** `uint64_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   start: number | bigint;
-  /** `uint64_t` at byte 16 · since CUDA 12.5 */
+  /** `uint64_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   end: number | bigint;
-  /** `uint32_t` at byte 24 · since CUDA 12.5 */
+  /** `uint32_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceId: number;
-  /** `uint32_t` at byte 28 · since CUDA 12.5 */
+  /** `uint32_t` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   graphId: number;
-  /** `uint32_t` at byte 32 · since CUDA 12.5 */
+  /** `uint32_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   contextId: number;
-  /** `uint32_t` at byte 36 · since CUDA 12.5 */
+  /** `uint32_t` at byte 36 · added after CUDA 11.8; present in CUDA 12.5 */
   streamId: number;
-  /** `void *` at byte 40 · since CUDA 12.5 */
+  /** `void *` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number;
-  /** `uint32_t` at byte 48 · since CUDA 12.5 */
+  /** `uint32_t` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   endDeviceId: number;
-  /** `uint32_t` at byte 52 · since CUDA 12.5 */
+  /** `uint32_t` at byte 52 · added after CUDA 11.8; present in CUDA 12.5 */
   endContextId: number;
 }
 /** `struct CUpti_ActivityInstantaneousEvent` · 32 bytes, align 8 · cupti_activity.h */
@@ -3737,31 +3737,31 @@ export interface CUpti_ActivityJit {
 }
 /** `struct CUpti_ActivityJit2` · 72 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityJit2 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `CUpti_ActivityJitEntryType` at byte 4 · since CUDA 12.5 */
+  /** `CUpti_ActivityJitEntryType` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   jitEntryType: CUpti_ActivityJitEntryType;
-  /** `CUpti_ActivityJitOperationType` at byte 8 · since CUDA 12.5 */
+  /** `CUpti_ActivityJitOperationType` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   jitOperationType: CUpti_ActivityJitOperationType;
-  /** `uint32_t` at byte 12 · since CUDA 12.5 */
+  /** `uint32_t` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceId: number;
-  /** `uint64_t` at byte 16 · since CUDA 12.5 */
+  /** `uint64_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   start: number | bigint;
-  /** `uint64_t` at byte 24 · since CUDA 12.5 */
+  /** `uint64_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   end: number | bigint;
-  /** `uint32_t` at byte 32 · since CUDA 12.5 */
+  /** `uint32_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   correlationId: number;
-  /** `uint32_t` at byte 36 · since CUDA 12.5 */
+  /** `uint32_t` at byte 36 · added after CUDA 11.8; present in CUDA 12.5 */
   padding: number;
-  /** `uint64_t` at byte 40 · since CUDA 12.5 */
+  /** `uint64_t` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   jitOperationCorrelationId: number | bigint;
-  /** `uint64_t` at byte 48 · since CUDA 12.5 */
+  /** `uint64_t` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   cacheSize: number | bigint;
-  /** `const char *` at byte 56 · since CUDA 12.5 */
+  /** `const char *` at byte 56 · added after CUDA 11.8; present in CUDA 12.5 */
   cachePath: number;
-  /** `uint32_t` at byte 64 · since CUDA 12.5 */
+  /** `uint32_t` at byte 64 · added after CUDA 11.8; present in CUDA 12.5 */
   processId: number;
-  /** `uint32_t` at byte 68 · since CUDA 12.5 */
+  /** `uint32_t` at byte 68 · added after CUDA 11.8; present in CUDA 12.5 */
   threadId: number;
 }
 /** `struct CUpti_ActivityKernel` · 104 bytes, align 8 · cupti_activity_deprecated.h */
@@ -3817,101 +3817,101 @@ export interface CUpti_ActivityKernel {
 }
 /** `struct CUpti_ActivityKernel10` · 216 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityKernel10 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 13.0 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   kind: CUpti_ActivityKind;
-  /** `union CUpti_ActivityKernel10_cacheConfig` at byte 4 · since CUDA 13.0 */
+  /** `union CUpti_ActivityKernel10_cacheConfig` at byte 4 · added after CUDA 12.5; present in CUDA 13.0 */
   cacheConfig: CUpti_ActivityKernel10_cacheConfig;
-  /** `uint8_t` at byte 5 · since CUDA 13.0 */
+  /** `uint8_t` at byte 5 · added after CUDA 12.5; present in CUDA 13.0 */
   sharedMemoryConfig: number;
-  /** `uint16_t` at byte 6 · since CUDA 13.0 */
+  /** `uint16_t` at byte 6 · added after CUDA 12.5; present in CUDA 13.0 */
   registersPerThread: number;
-  /** `CUpti_ActivityPartitionedGlobalCacheConfig` at byte 8 · since CUDA 13.0 */
+  /** `CUpti_ActivityPartitionedGlobalCacheConfig` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   partitionedGlobalCacheRequested: CUpti_ActivityPartitionedGlobalCacheConfig;
-  /** `CUpti_ActivityPartitionedGlobalCacheConfig` at byte 12 · since CUDA 13.0 */
+  /** `CUpti_ActivityPartitionedGlobalCacheConfig` at byte 12 · added after CUDA 12.5; present in CUDA 13.0 */
   partitionedGlobalCacheExecuted: CUpti_ActivityPartitionedGlobalCacheConfig;
-  /** `uint64_t` at byte 16 · since CUDA 13.0 */
+  /** `uint64_t` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   start: number | bigint;
-  /** `uint64_t` at byte 24 · since CUDA 13.0 */
+  /** `uint64_t` at byte 24 · added after CUDA 12.5; present in CUDA 13.0 */
   end: number | bigint;
-  /** `uint64_t` at byte 32 · since CUDA 13.0 */
+  /** `uint64_t` at byte 32 · added after CUDA 12.5; present in CUDA 13.0 */
   completed: number | bigint;
-  /** `uint32_t` at byte 40 · since CUDA 13.0 */
+  /** `uint32_t` at byte 40 · added after CUDA 12.5; present in CUDA 13.0 */
   deviceId: number;
-  /** `uint32_t` at byte 44 · since CUDA 13.0 */
+  /** `uint32_t` at byte 44 · added after CUDA 12.5; present in CUDA 13.0 */
   contextId: number;
-  /** `uint32_t` at byte 48 · since CUDA 13.0 */
+  /** `uint32_t` at byte 48 · added after CUDA 12.5; present in CUDA 13.0 */
   streamId: number;
-  /** `int32_t` at byte 52 · since CUDA 13.0 */
+  /** `int32_t` at byte 52 · added after CUDA 12.5; present in CUDA 13.0 */
   gridX: number;
-  /** `int32_t` at byte 56 · since CUDA 13.0 */
+  /** `int32_t` at byte 56 · added after CUDA 12.5; present in CUDA 13.0 */
   gridY: number;
-  /** `int32_t` at byte 60 · since CUDA 13.0 */
+  /** `int32_t` at byte 60 · added after CUDA 12.5; present in CUDA 13.0 */
   gridZ: number;
-  /** `int32_t` at byte 64 · since CUDA 13.0 */
+  /** `int32_t` at byte 64 · added after CUDA 12.5; present in CUDA 13.0 */
   blockX: number;
-  /** `int32_t` at byte 68 · since CUDA 13.0 */
+  /** `int32_t` at byte 68 · added after CUDA 12.5; present in CUDA 13.0 */
   blockY: number;
-  /** `int32_t` at byte 72 · since CUDA 13.0 */
+  /** `int32_t` at byte 72 · added after CUDA 12.5; present in CUDA 13.0 */
   blockZ: number;
-  /** `int32_t` at byte 76 · since CUDA 13.0 */
+  /** `int32_t` at byte 76 · added after CUDA 12.5; present in CUDA 13.0 */
   staticSharedMemory: number;
-  /** `int32_t` at byte 80 · since CUDA 13.0 */
+  /** `int32_t` at byte 80 · added after CUDA 12.5; present in CUDA 13.0 */
   dynamicSharedMemory: number;
-  /** `uint32_t` at byte 84 · since CUDA 13.0 */
+  /** `uint32_t` at byte 84 · added after CUDA 12.5; present in CUDA 13.0 */
   localMemoryPerThread: number;
-  /** `uint32_t` at byte 88 · since CUDA 13.0 */
+  /** `uint32_t` at byte 88 · added after CUDA 12.5; present in CUDA 13.0 */
   localMemoryTotal: number;
-  /** `uint32_t` at byte 92 · since CUDA 13.0 */
+  /** `uint32_t` at byte 92 · added after CUDA 12.5; present in CUDA 13.0 */
   correlationId: number;
-  /** `int64_t` at byte 96 · since CUDA 13.0 */
+  /** `int64_t` at byte 96 · added after CUDA 12.5; present in CUDA 13.0 */
   gridId: number | bigint;
-  /** `const char *` at byte 104 · since CUDA 13.0 */
+  /** `const char *` at byte 104 · added after CUDA 12.5; present in CUDA 13.0 */
   name: number;
-  /** `void *` at byte 112 · since CUDA 13.0 */
+  /** `void *` at byte 112 · added after CUDA 12.5; present in CUDA 13.0 */
   reserved0: number;
-  /** `uint64_t` at byte 120 · since CUDA 13.0 */
+  /** `uint64_t` at byte 120 · added after CUDA 12.5; present in CUDA 13.0 */
   queued: number | bigint;
-  /** `uint64_t` at byte 128 · since CUDA 13.0 */
+  /** `uint64_t` at byte 128 · added after CUDA 12.5; present in CUDA 13.0 */
   submitted: number | bigint;
-  /** `uint8_t` at byte 136 · since CUDA 13.0 */
+  /** `uint8_t` at byte 136 · added after CUDA 12.5; present in CUDA 13.0 */
   launchType: number;
-  /** `uint8_t` at byte 137 · since CUDA 13.0 */
+  /** `uint8_t` at byte 137 · added after CUDA 12.5; present in CUDA 13.0 */
   isSharedMemoryCarveoutRequested: number;
-  /** `uint8_t` at byte 138 · since CUDA 13.0 */
+  /** `uint8_t` at byte 138 · added after CUDA 12.5; present in CUDA 13.0 */
   sharedMemoryCarveoutRequested: number;
-  /** `uint8_t` at byte 139 · since CUDA 13.0 */
+  /** `uint8_t` at byte 139 · added after CUDA 12.5; present in CUDA 13.0 */
   padding: number;
-  /** `uint32_t` at byte 140 · since CUDA 13.0 */
+  /** `uint32_t` at byte 140 · added after CUDA 12.5; present in CUDA 13.0 */
   sharedMemoryExecuted: number;
-  /** `uint64_t` at byte 144 · since CUDA 13.0 */
+  /** `uint64_t` at byte 144 · added after CUDA 12.5; present in CUDA 13.0 */
   graphNodeId: number | bigint;
-  /** `CUpti_FuncShmemLimitConfig` at byte 152 · since CUDA 13.0 */
+  /** `CUpti_FuncShmemLimitConfig` at byte 152 · added after CUDA 12.5; present in CUDA 13.0 */
   shmemLimitConfig: CUpti_FuncShmemLimitConfig;
-  /** `uint32_t` at byte 156 · since CUDA 13.0 */
+  /** `uint32_t` at byte 156 · added after CUDA 12.5; present in CUDA 13.0 */
   graphId: number;
-  /** `CUaccessPolicyWindow *` at byte 160 · since CUDA 13.0 */
+  /** `CUaccessPolicyWindow *` at byte 160 · added after CUDA 12.5; present in CUDA 13.0 */
   pAccessPolicyWindow: number;
-  /** `uint32_t` at byte 168 · since CUDA 13.0 */
+  /** `uint32_t` at byte 168 · added after CUDA 12.5; present in CUDA 13.0 */
   channelID: number;
-  /** `CUpti_ChannelType` at byte 172 · since CUDA 13.0 */
+  /** `CUpti_ChannelType` at byte 172 · added after CUDA 12.5; present in CUDA 13.0 */
   channelType: CUpti_ChannelType;
-  /** `uint32_t` at byte 176 · since CUDA 13.0 */
+  /** `uint32_t` at byte 176 · added after CUDA 12.5; present in CUDA 13.0 */
   clusterX: number;
-  /** `uint32_t` at byte 180 · since CUDA 13.0 */
+  /** `uint32_t` at byte 180 · added after CUDA 12.5; present in CUDA 13.0 */
   clusterY: number;
-  /** `uint32_t` at byte 184 · since CUDA 13.0 */
+  /** `uint32_t` at byte 184 · added after CUDA 12.5; present in CUDA 13.0 */
   clusterZ: number;
-  /** `uint32_t` at byte 188 · since CUDA 13.0 */
+  /** `uint32_t` at byte 188 · added after CUDA 12.5; present in CUDA 13.0 */
   clusterSchedulingPolicy: number;
-  /** `uint64_t` at byte 192 · since CUDA 13.0 */
+  /** `uint64_t` at byte 192 · added after CUDA 12.5; present in CUDA 13.0 */
   localMemoryTotal_v2: number | bigint;
-  /** `uint32_t` at byte 200 · since CUDA 13.0 */
+  /** `uint32_t` at byte 200 · added after CUDA 12.5; present in CUDA 13.0 */
   maxPotentialClusterSize: number;
-  /** `uint32_t` at byte 204 · since CUDA 13.0 */
+  /** `uint32_t` at byte 204 · added after CUDA 12.5; present in CUDA 13.0 */
   maxActiveClusters: number;
-  /** `uint8_t` at byte 208 · since CUDA 13.0 */
+  /** `uint8_t` at byte 208 · added after CUDA 12.5; present in CUDA 13.0 */
   isDeviceLaunched: number;
-  /** `uint8_t [7]` at byte 209 · since CUDA 13.0 */
+  /** `uint8_t [7]` at byte 209 · added after CUDA 12.5; present in CUDA 13.0 */
   padding3: number[];
 }
 /** `struct CUpti_ActivityKernel10_cacheConfig_config` · 1 bytes, align 1 · cupti_activity.h */
@@ -4447,97 +4447,97 @@ export interface CUpti_ActivityKernel8_cacheConfig_config {
 }
 /** `struct CUpti_ActivityKernel9` · 208 bytes, align 8 · cupti_activity_deprecated.h */
 export interface CUpti_ActivityKernel9 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `union CUpti_ActivityKernel9_cacheConfig` at byte 4 · since CUDA 12.5 */
+  /** `union CUpti_ActivityKernel9_cacheConfig` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   cacheConfig: CUpti_ActivityKernel9_cacheConfig;
-  /** `uint8_t` at byte 5 · since CUDA 12.5 */
+  /** `uint8_t` at byte 5 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemoryConfig: number;
-  /** `uint16_t` at byte 6 · since CUDA 12.5 */
+  /** `uint16_t` at byte 6 · added after CUDA 11.8; present in CUDA 12.5 */
   registersPerThread: number;
-  /** `CUpti_ActivityPartitionedGlobalCacheConfig` at byte 8 · since CUDA 12.5 */
+  /** `CUpti_ActivityPartitionedGlobalCacheConfig` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   partitionedGlobalCacheRequested: CUpti_ActivityPartitionedGlobalCacheConfig;
-  /** `CUpti_ActivityPartitionedGlobalCacheConfig` at byte 12 · since CUDA 12.5 */
+  /** `CUpti_ActivityPartitionedGlobalCacheConfig` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   partitionedGlobalCacheExecuted: CUpti_ActivityPartitionedGlobalCacheConfig;
-  /** `uint64_t` at byte 16 · since CUDA 12.5 */
+  /** `uint64_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   start: number | bigint;
-  /** `uint64_t` at byte 24 · since CUDA 12.5 */
+  /** `uint64_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   end: number | bigint;
-  /** `uint64_t` at byte 32 · since CUDA 12.5 */
+  /** `uint64_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   completed: number | bigint;
-  /** `uint32_t` at byte 40 · since CUDA 12.5 */
+  /** `uint32_t` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceId: number;
-  /** `uint32_t` at byte 44 · since CUDA 12.5 */
+  /** `uint32_t` at byte 44 · added after CUDA 11.8; present in CUDA 12.5 */
   contextId: number;
-  /** `uint32_t` at byte 48 · since CUDA 12.5 */
+  /** `uint32_t` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   streamId: number;
-  /** `int32_t` at byte 52 · since CUDA 12.5 */
+  /** `int32_t` at byte 52 · added after CUDA 11.8; present in CUDA 12.5 */
   gridX: number;
-  /** `int32_t` at byte 56 · since CUDA 12.5 */
+  /** `int32_t` at byte 56 · added after CUDA 11.8; present in CUDA 12.5 */
   gridY: number;
-  /** `int32_t` at byte 60 · since CUDA 12.5 */
+  /** `int32_t` at byte 60 · added after CUDA 11.8; present in CUDA 12.5 */
   gridZ: number;
-  /** `int32_t` at byte 64 · since CUDA 12.5 */
+  /** `int32_t` at byte 64 · added after CUDA 11.8; present in CUDA 12.5 */
   blockX: number;
-  /** `int32_t` at byte 68 · since CUDA 12.5 */
+  /** `int32_t` at byte 68 · added after CUDA 11.8; present in CUDA 12.5 */
   blockY: number;
-  /** `int32_t` at byte 72 · since CUDA 12.5 */
+  /** `int32_t` at byte 72 · added after CUDA 11.8; present in CUDA 12.5 */
   blockZ: number;
-  /** `int32_t` at byte 76 · since CUDA 12.5 */
+  /** `int32_t` at byte 76 · added after CUDA 11.8; present in CUDA 12.5 */
   staticSharedMemory: number;
-  /** `int32_t` at byte 80 · since CUDA 12.5 */
+  /** `int32_t` at byte 80 · added after CUDA 11.8; present in CUDA 12.5 */
   dynamicSharedMemory: number;
-  /** `uint32_t` at byte 84 · since CUDA 12.5 */
+  /** `uint32_t` at byte 84 · added after CUDA 11.8; present in CUDA 12.5 */
   localMemoryPerThread: number;
-  /** `uint32_t` at byte 88 · since CUDA 12.5 */
+  /** `uint32_t` at byte 88 · added after CUDA 11.8; present in CUDA 12.5 */
   localMemoryTotal: number;
-  /** `uint32_t` at byte 92 · since CUDA 12.5 */
+  /** `uint32_t` at byte 92 · added after CUDA 11.8; present in CUDA 12.5 */
   correlationId: number;
-  /** `int64_t` at byte 96 · since CUDA 12.5 */
+  /** `int64_t` at byte 96 · added after CUDA 11.8; present in CUDA 12.5 */
   gridId: number | bigint;
-  /** `const char *` at byte 104 · since CUDA 12.5 */
+  /** `const char *` at byte 104 · added after CUDA 11.8; present in CUDA 12.5 */
   name: number;
-  /** `void *` at byte 112 · since CUDA 12.5 */
+  /** `void *` at byte 112 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved0: number;
-  /** `uint64_t` at byte 120 · since CUDA 12.5 */
+  /** `uint64_t` at byte 120 · added after CUDA 11.8; present in CUDA 12.5 */
   queued: number | bigint;
-  /** `uint64_t` at byte 128 · since CUDA 12.5 */
+  /** `uint64_t` at byte 128 · added after CUDA 11.8; present in CUDA 12.5 */
   submitted: number | bigint;
-  /** `uint8_t` at byte 136 · since CUDA 12.5 */
+  /** `uint8_t` at byte 136 · added after CUDA 11.8; present in CUDA 12.5 */
   launchType: number;
-  /** `uint8_t` at byte 137 · since CUDA 12.5 */
+  /** `uint8_t` at byte 137 · added after CUDA 11.8; present in CUDA 12.5 */
   isSharedMemoryCarveoutRequested: number;
-  /** `uint8_t` at byte 138 · since CUDA 12.5 */
+  /** `uint8_t` at byte 138 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemoryCarveoutRequested: number;
-  /** `uint8_t` at byte 139 · since CUDA 12.5 */
+  /** `uint8_t` at byte 139 · added after CUDA 11.8; present in CUDA 12.5 */
   padding: number;
-  /** `uint32_t` at byte 140 · since CUDA 12.5 */
+  /** `uint32_t` at byte 140 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemoryExecuted: number;
-  /** `uint64_t` at byte 144 · since CUDA 12.5 */
+  /** `uint64_t` at byte 144 · added after CUDA 11.8; present in CUDA 12.5 */
   graphNodeId: number | bigint;
-  /** `CUpti_FuncShmemLimitConfig` at byte 152 · since CUDA 12.5 */
+  /** `CUpti_FuncShmemLimitConfig` at byte 152 · added after CUDA 11.8; present in CUDA 12.5 */
   shmemLimitConfig: CUpti_FuncShmemLimitConfig;
-  /** `uint32_t` at byte 156 · since CUDA 12.5 */
+  /** `uint32_t` at byte 156 · added after CUDA 11.8; present in CUDA 12.5 */
   graphId: number;
-  /** `CUaccessPolicyWindow *` at byte 160 · since CUDA 12.5 */
+  /** `CUaccessPolicyWindow *` at byte 160 · added after CUDA 11.8; present in CUDA 12.5 */
   pAccessPolicyWindow: number;
-  /** `uint32_t` at byte 168 · since CUDA 12.5 */
+  /** `uint32_t` at byte 168 · added after CUDA 11.8; present in CUDA 12.5 */
   channelID: number;
-  /** `CUpti_ChannelType` at byte 172 · since CUDA 12.5 */
+  /** `CUpti_ChannelType` at byte 172 · added after CUDA 11.8; present in CUDA 12.5 */
   channelType: CUpti_ChannelType;
-  /** `uint32_t` at byte 176 · since CUDA 12.5 */
+  /** `uint32_t` at byte 176 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterX: number;
-  /** `uint32_t` at byte 180 · since CUDA 12.5 */
+  /** `uint32_t` at byte 180 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterY: number;
-  /** `uint32_t` at byte 184 · since CUDA 12.5 */
+  /** `uint32_t` at byte 184 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterZ: number;
-  /** `uint32_t` at byte 188 · since CUDA 12.5 */
+  /** `uint32_t` at byte 188 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterSchedulingPolicy: number;
-  /** `uint64_t` at byte 192 · since CUDA 12.5 */
+  /** `uint64_t` at byte 192 · added after CUDA 11.8; present in CUDA 12.5 */
   localMemoryTotal_v2: number | bigint;
-  /** `uint32_t` at byte 200 · since CUDA 12.5 */
+  /** `uint32_t` at byte 200 · added after CUDA 11.8; present in CUDA 12.5 */
   maxPotentialClusterSize: number;
-  /** `uint32_t` at byte 204 · since CUDA 12.5 */
+  /** `uint32_t` at byte 204 · added after CUDA 11.8; present in CUDA 12.5 */
   maxActiveClusters: number;
 }
 /** `struct CUpti_ActivityKernel9_cacheConfig_config` · 1 bytes, align 1 · cupti_activity_deprecated.h */
@@ -4603,50 +4603,50 @@ export interface CUpti_ActivityMarkerData {
 }
 /** `struct CUpti_ActivityMarkerData2` · 40 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityMarkerData2 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 13.0 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   kind: CUpti_ActivityKind;
-  /** `CUpti_ActivityFlag` at byte 4 · since CUDA 13.0 */
+  /** `CUpti_ActivityFlag` at byte 4 · added after CUDA 12.5; present in CUDA 13.0 */
   flags: CUpti_ActivityFlag;
-  /** `uint32_t` at byte 8 · since CUDA 13.0 */
+  /** `uint32_t` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   id: number;
-  /** `CUpti_MetricValueKind` at byte 12 · since CUDA 13.0 */
+  /** `CUpti_MetricValueKind` at byte 12 · added after CUDA 12.5; present in CUDA 13.0 */
   payloadKind: CUpti_MetricValueKind;
-  /** `CUpti_MetricValue` at byte 16 · since CUDA 13.0 */
+  /** `CUpti_MetricValue` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   payload: CUpti_MetricValue;
-  /** `uint32_t` at byte 24 · since CUDA 13.0 */
+  /** `uint32_t` at byte 24 · added after CUDA 12.5; present in CUDA 13.0 */
   color: number;
-  /** `uint32_t` at byte 28 · since CUDA 13.0 */
+  /** `uint32_t` at byte 28 · added after CUDA 12.5; present in CUDA 13.0 */
   category: number;
-  /** `uint32_t` at byte 32 · since CUDA 13.0 */
+  /** `uint32_t` at byte 32 · added after CUDA 12.5; present in CUDA 13.0 */
   cuptiDomainId: number;
-  /** `uint32_t` at byte 36 · since CUDA 13.0 */
+  /** `uint32_t` at byte 36 · added after CUDA 12.5; present in CUDA 13.0 */
   padding: number;
 }
 /** `struct CUpti_ActivityMemDecompress` · 64 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityMemDecompress {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 13.0 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   kind: CUpti_ActivityKind;
-  /** `uint32_t` at byte 4 · since CUDA 13.0 */
+  /** `uint32_t` at byte 4 · added after CUDA 12.5; present in CUDA 13.0 */
   deviceId: number;
-  /** `uint32_t` at byte 8 · since CUDA 13.0 */
+  /** `uint32_t` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   contextId: number;
-  /** `uint32_t` at byte 12 · since CUDA 13.0 */
+  /** `uint32_t` at byte 12 · added after CUDA 12.5; present in CUDA 13.0 */
   streamId: number;
-  /** `uint32_t` at byte 16 · since CUDA 13.0 */
+  /** `uint32_t` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   channelID: number;
-  /** `CUpti_ChannelType` at byte 20 · since CUDA 13.0 */
+  /** `CUpti_ChannelType` at byte 20 · added after CUDA 12.5; present in CUDA 13.0 */
   channelType: CUpti_ChannelType;
-  /** `uint32_t` at byte 24 · since CUDA 13.0 */
+  /** `uint32_t` at byte 24 · added after CUDA 12.5; present in CUDA 13.0 */
   correlationId: number;
-  /** `uint32_t` at byte 28 · since CUDA 13.0 */
+  /** `uint32_t` at byte 28 · added after CUDA 12.5; present in CUDA 13.0 */
   numberOfOperations: number;
-  /** `uint64_t` at byte 32 · since CUDA 13.0 */
+  /** `uint64_t` at byte 32 · added after CUDA 12.5; present in CUDA 13.0 */
   sourceBytes: number | bigint;
-  /** `void *` at byte 40 · since CUDA 13.0 */
+  /** `void *` at byte 40 · added after CUDA 12.5; present in CUDA 13.0 */
   reserved0: number;
-  /** `uint64_t` at byte 48 · since CUDA 13.0 */
+  /** `uint64_t` at byte 48 · added after CUDA 12.5; present in CUDA 13.0 */
   start: number | bigint;
-  /** `uint64_t` at byte 56 · since CUDA 13.0 */
+  /** `uint64_t` at byte 56 · added after CUDA 12.5; present in CUDA 13.0 */
   end: number | bigint;
 }
 /** `struct CUpti_ActivityMemcpy` · 64 bytes, align 8 · cupti_activity_deprecated.h */
@@ -4801,49 +4801,49 @@ export interface CUpti_ActivityMemcpy5 {
 }
 /** `struct CUpti_ActivityMemcpy6` · 96 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityMemcpy6 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 13.0 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   kind: CUpti_ActivityKind;
-  /** `uint8_t` at byte 4 · since CUDA 13.0 */
+  /** `uint8_t` at byte 4 · added after CUDA 12.5; present in CUDA 13.0 */
   copyKind: number;
-  /** `uint8_t` at byte 5 · since CUDA 13.0 */
+  /** `uint8_t` at byte 5 · added after CUDA 12.5; present in CUDA 13.0 */
   srcKind: number;
-  /** `uint8_t` at byte 6 · since CUDA 13.0 */
+  /** `uint8_t` at byte 6 · added after CUDA 12.5; present in CUDA 13.0 */
   dstKind: number;
-  /** `uint8_t` at byte 7 · since CUDA 13.0 */
+  /** `uint8_t` at byte 7 · added after CUDA 12.5; present in CUDA 13.0 */
   flags: number;
-  /** `uint64_t` at byte 8 · since CUDA 13.0 */
+  /** `uint64_t` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   bytes: number | bigint;
-  /** `uint64_t` at byte 16 · since CUDA 13.0 */
+  /** `uint64_t` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   start: number | bigint;
-  /** `uint64_t` at byte 24 · since CUDA 13.0 */
+  /** `uint64_t` at byte 24 · added after CUDA 12.5; present in CUDA 13.0 */
   end: number | bigint;
-  /** `uint32_t` at byte 32 · since CUDA 13.0 */
+  /** `uint32_t` at byte 32 · added after CUDA 12.5; present in CUDA 13.0 */
   deviceId: number;
-  /** `uint32_t` at byte 36 · since CUDA 13.0 */
+  /** `uint32_t` at byte 36 · added after CUDA 12.5; present in CUDA 13.0 */
   contextId: number;
-  /** `uint32_t` at byte 40 · since CUDA 13.0 */
+  /** `uint32_t` at byte 40 · added after CUDA 12.5; present in CUDA 13.0 */
   streamId: number;
-  /** `uint32_t` at byte 44 · since CUDA 13.0 */
+  /** `uint32_t` at byte 44 · added after CUDA 12.5; present in CUDA 13.0 */
   correlationId: number;
-  /** `uint32_t` at byte 48 · since CUDA 13.0 */
+  /** `uint32_t` at byte 48 · added after CUDA 12.5; present in CUDA 13.0 */
   runtimeCorrelationId: number;
-  /** `uint32_t` at byte 52 · since CUDA 13.0 */
+  /** `uint32_t` at byte 52 · added after CUDA 12.5; present in CUDA 13.0 */
   pad: number;
-  /** `void *` at byte 56 · since CUDA 13.0 */
+  /** `void *` at byte 56 · added after CUDA 12.5; present in CUDA 13.0 */
   reserved0: number;
-  /** `uint64_t` at byte 64 · since CUDA 13.0 */
+  /** `uint64_t` at byte 64 · added after CUDA 12.5; present in CUDA 13.0 */
   graphNodeId: number | bigint;
-  /** `uint32_t` at byte 72 · since CUDA 13.0 */
+  /** `uint32_t` at byte 72 · added after CUDA 12.5; present in CUDA 13.0 */
   graphId: number;
-  /** `uint32_t` at byte 76 · since CUDA 13.0 */
+  /** `uint32_t` at byte 76 · added after CUDA 12.5; present in CUDA 13.0 */
   channelID: number;
-  /** `CUpti_ChannelType` at byte 80 · since CUDA 13.0 */
+  /** `CUpti_ChannelType` at byte 80 · added after CUDA 12.5; present in CUDA 13.0 */
   channelType: CUpti_ChannelType;
-  /** `uint8_t` at byte 84 · since CUDA 13.0 */
+  /** `uint8_t` at byte 84 · added after CUDA 12.5; present in CUDA 13.0 */
   isDeviceLaunched: number;
-  /** `uint8_t [3]` at byte 85 · since CUDA 13.0 */
+  /** `uint8_t [3]` at byte 85 · added after CUDA 12.5; present in CUDA 13.0 */
   pad2: number[];
-  /** `uint64_t` at byte 88 · since CUDA 13.0 */
+  /** `uint64_t` at byte 88 · added after CUDA 12.5; present in CUDA 13.0 */
   copyCount: number | bigint;
 }
 /** `struct CUpti_ActivityMemcpyPtoP` · 72 bytes, align 8 · cupti_activity_deprecated.h */
@@ -5139,54 +5139,54 @@ export interface CUpti_ActivityMemory3_memoryPoolConfig {
 }
 /** `struct CUpti_ActivityMemory4` · 128 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityMemory4 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 13.0 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   kind: CUpti_ActivityKind;
-  /** `CUpti_ActivityMemoryOperationType` at byte 4 · since CUDA 13.0 */
+  /** `CUpti_ActivityMemoryOperationType` at byte 4 · added after CUDA 12.5; present in CUDA 13.0 */
   memoryOperationType: CUpti_ActivityMemoryOperationType;
-  /** `CUpti_ActivityMemoryKind` at byte 8 · since CUDA 13.0 */
+  /** `CUpti_ActivityMemoryKind` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   memoryKind: CUpti_ActivityMemoryKind;
-  /** `uint32_t` at byte 12 · since CUDA 13.0 */
+  /** `uint32_t` at byte 12 · added after CUDA 12.5; present in CUDA 13.0 */
   correlationId: number;
-  /** `uint64_t` at byte 16 · since CUDA 13.0 */
+  /** `uint64_t` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   address: number | bigint;
-  /** `uint64_t` at byte 24 · since CUDA 13.0 */
+  /** `uint64_t` at byte 24 · added after CUDA 12.5; present in CUDA 13.0 */
   bytes: number | bigint;
-  /** `uint64_t` at byte 32 · since CUDA 13.0 */
+  /** `uint64_t` at byte 32 · added after CUDA 12.5; present in CUDA 13.0 */
   timestamp: number | bigint;
-  /** `uint64_t` at byte 40 · since CUDA 13.0 */
+  /** `uint64_t` at byte 40 · added after CUDA 12.5; present in CUDA 13.0 */
   PC: number | bigint;
-  /** `uint32_t` at byte 48 · since CUDA 13.0 */
+  /** `uint32_t` at byte 48 · added after CUDA 12.5; present in CUDA 13.0 */
   processId: number;
-  /** `uint32_t` at byte 52 · since CUDA 13.0 */
+  /** `uint32_t` at byte 52 · added after CUDA 12.5; present in CUDA 13.0 */
   deviceId: number;
-  /** `uint32_t` at byte 56 · since CUDA 13.0 */
+  /** `uint32_t` at byte 56 · added after CUDA 12.5; present in CUDA 13.0 */
   contextId: number;
-  /** `uint32_t` at byte 60 · since CUDA 13.0 */
+  /** `uint32_t` at byte 60 · added after CUDA 12.5; present in CUDA 13.0 */
   streamId: number;
-  /** `const char *` at byte 64 · since CUDA 13.0 */
+  /** `const char *` at byte 64 · added after CUDA 12.5; present in CUDA 13.0 */
   name: number;
-  /** `uint32_t` at byte 72 · since CUDA 13.0 */
+  /** `uint32_t` at byte 72 · added after CUDA 12.5; present in CUDA 13.0 */
   isAsync: number;
-  /** `uint32_t` at byte 76 · since CUDA 13.0 */
+  /** `uint32_t` at byte 76 · added after CUDA 12.5; present in CUDA 13.0 */
   pad1: number;
-  /** `struct CUpti_ActivityMemory4_memoryPoolConfig` at byte 80 · since CUDA 13.0 */
+  /** `struct CUpti_ActivityMemory4_memoryPoolConfig` at byte 80 · added after CUDA 12.5; present in CUDA 13.0 */
   memoryPoolConfig: CUpti_ActivityMemory4_memoryPoolConfig;
-  /** `const char *` at byte 120 · since CUDA 13.0 */
+  /** `const char *` at byte 120 · added after CUDA 12.5; present in CUDA 13.0 */
   source: number;
 }
 /** `struct CUpti_ActivityMemory4_memoryPoolConfig` · 40 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityMemory4_memoryPoolConfig {
-  /** `CUpti_ActivityMemoryPoolType` at byte 0 · since CUDA 13.0 */
+  /** `CUpti_ActivityMemoryPoolType` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   memoryPoolType: CUpti_ActivityMemoryPoolType;
-  /** `uint32_t` at byte 4 · since CUDA 13.0 */
+  /** `uint32_t` at byte 4 · added after CUDA 12.5; present in CUDA 13.0 */
   pad2: number;
-  /** `uint64_t` at byte 8 · since CUDA 13.0 */
+  /** `uint64_t` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   address: number | bigint;
-  /** `uint64_t` at byte 16 · since CUDA 13.0 */
+  /** `uint64_t` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   releaseThreshold: number | bigint;
-  /** `union CUpti_ActivityMemory4_memoryPoolConfig_pool` at byte 24 · since CUDA 13.0 */
+  /** `union CUpti_ActivityMemory4_memoryPoolConfig_pool` at byte 24 · added after CUDA 12.5; present in CUDA 13.0 */
   pool: CUpti_ActivityMemory4_memoryPoolConfig_pool;
-  /** `uint64_t` at byte 32 · since CUDA 13.0 */
+  /** `uint64_t` at byte 32 · added after CUDA 12.5; present in CUDA 13.0 */
   utilizedSize: number | bigint;
 }
 /** `struct CUpti_ActivityMemoryPool` · 64 bytes, align 8 · cupti_activity_deprecated.h */
@@ -5243,33 +5243,33 @@ export interface CUpti_ActivityMemoryPool2 {
 }
 /** `struct CUpti_ActivityMemoryPool3` · 80 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityMemoryPool3 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 13.0 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   kind: CUpti_ActivityKind;
-  /** `CUpti_ActivityMemoryPoolOperationType` at byte 4 · since CUDA 13.0 */
+  /** `CUpti_ActivityMemoryPoolOperationType` at byte 4 · added after CUDA 12.5; present in CUDA 13.0 */
   memoryPoolOperationType: CUpti_ActivityMemoryPoolOperationType;
-  /** `CUpti_ActivityMemoryPoolType` at byte 8 · since CUDA 13.0 */
+  /** `CUpti_ActivityMemoryPoolType` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   memoryPoolType: CUpti_ActivityMemoryPoolType;
-  /** `uint32_t` at byte 12 · since CUDA 13.0 */
+  /** `uint32_t` at byte 12 · added after CUDA 12.5; present in CUDA 13.0 */
   correlationId: number;
-  /** `uint32_t` at byte 16 · since CUDA 13.0 */
+  /** `uint32_t` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   processId: number;
-  /** `uint32_t` at byte 20 · since CUDA 13.0 */
+  /** `uint32_t` at byte 20 · added after CUDA 12.5; present in CUDA 13.0 */
   deviceId: number;
-  /** `size_t` at byte 24 · since CUDA 13.0 */
+  /** `size_t` at byte 24 · added after CUDA 12.5; present in CUDA 13.0 */
   minBytesToKeep: number;
-  /** `uint64_t` at byte 32 · since CUDA 13.0 */
+  /** `uint64_t` at byte 32 · added after CUDA 12.5; present in CUDA 13.0 */
   address: number | bigint;
-  /** `uint64_t` at byte 40 · since CUDA 13.0 */
+  /** `uint64_t` at byte 40 · added after CUDA 12.5; present in CUDA 13.0 */
   size: number | bigint;
-  /** `uint64_t` at byte 48 · since CUDA 13.0 */
+  /** `uint64_t` at byte 48 · added after CUDA 12.5; present in CUDA 13.0 */
   releaseThreshold: number | bigint;
-  /** `uint64_t` at byte 56 · since CUDA 13.0 */
+  /** `uint64_t` at byte 56 · added after CUDA 12.5; present in CUDA 13.0 */
   timestamp: number | bigint;
-  /** `uint64_t` at byte 64 · since CUDA 13.0 */
+  /** `uint64_t` at byte 64 · added after CUDA 12.5; present in CUDA 13.0 */
   utilizedSize: number | bigint;
-  /** `uint8_t` at byte 72 · since CUDA 13.0 */
+  /** `uint8_t` at byte 72 · added after CUDA 12.5; present in CUDA 13.0 */
   isManagedPool: number;
-  /** `uint8_t [7]` at byte 73 · since CUDA 13.0 */
+  /** `uint8_t [7]` at byte 73 · added after CUDA 12.5; present in CUDA 13.0 */
   pad2: number[];
 }
 /** `struct CUpti_ActivityMemset` · 64 bytes, align 8 · cupti_activity_deprecated.h */
@@ -5403,7 +5403,7 @@ export interface CUpti_ActivityMemset4 {
   channelID: number;
   /** `CUpti_ChannelType` at byte 80 */
   channelType: CUpti_ChannelType;
-  /** `uint8_t` at byte 84 · since CUDA 13.0 */
+  /** `uint8_t` at byte 84 · added after CUDA 12.5; present in CUDA 13.0 */
   isDeviceLaunched: number;
   /** `uint8_t [3]` at byte 85 */
   pad2: number[];
@@ -5902,51 +5902,51 @@ export interface CUpti_ActivityOverhead {
 }
 /** `struct CUpti_ActivityOverhead2` · 48 bytes, align 8 · cupti_activity_deprecated.h */
 export interface CUpti_ActivityOverhead2 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `CUpti_ActivityOverheadKind` at byte 4 · since CUDA 12.5 */
+  /** `CUpti_ActivityOverheadKind` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   overheadKind: CUpti_ActivityOverheadKind;
-  /** `CUpti_ActivityObjectKind` at byte 8 · since CUDA 12.5 */
+  /** `CUpti_ActivityObjectKind` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   objectKind: CUpti_ActivityObjectKind;
-  /** `CUpti_ActivityObjectKindId` at byte 12 · since CUDA 12.5 */
+  /** `CUpti_ActivityObjectKindId` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   objectId: CUpti_ActivityObjectKindId;
-  /** `uint64_t` at byte 24 · since CUDA 12.5 */
+  /** `uint64_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   start: number | bigint;
-  /** `uint64_t` at byte 32 · since CUDA 12.5 */
+  /** `uint64_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   end: number | bigint;
-  /** `uint32_t` at byte 40 · since CUDA 12.5 */
+  /** `uint32_t` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   correlationId: number;
-  /** `uint32_t` at byte 44 · since CUDA 12.5 */
+  /** `uint32_t` at byte 44 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved0: number;
 }
 /** `struct CUpti_ActivityOverhead3` · 56 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityOverhead3 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 12.5 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kind: CUpti_ActivityKind;
-  /** `CUpti_ActivityOverheadKind` at byte 4 · since CUDA 12.5 */
+  /** `CUpti_ActivityOverheadKind` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   overheadKind: CUpti_ActivityOverheadKind;
-  /** `CUpti_ActivityObjectKind` at byte 8 · since CUDA 12.5 */
+  /** `CUpti_ActivityObjectKind` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   objectKind: CUpti_ActivityObjectKind;
-  /** `CUpti_ActivityObjectKindId` at byte 12 · since CUDA 12.5 */
+  /** `CUpti_ActivityObjectKindId` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   objectId: CUpti_ActivityObjectKindId;
-  /** `uint64_t` at byte 24 · since CUDA 12.5 */
+  /** `uint64_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   start: number | bigint;
-  /** `uint64_t` at byte 32 · since CUDA 12.5 */
+  /** `uint64_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   end: number | bigint;
-  /** `uint32_t` at byte 40 · since CUDA 12.5 */
+  /** `uint32_t` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   correlationId: number;
-  /** `uint32_t` at byte 44 · since CUDA 12.5 */
+  /** `uint32_t` at byte 44 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved0: number;
-  /** `void *` at byte 48 · since CUDA 12.5 */
+  /** `void *` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   overheadData: number;
 }
 /** `struct CUpti_ActivityOverheadCommandBufferFullData` · 12 bytes, align 4 · cupti_activity.h */
 export interface CUpti_ActivityOverheadCommandBufferFullData {
-  /** `uint32_t` at byte 0 · since CUDA 12.5 */
+  /** `uint32_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   commandBufferLength: number;
-  /** `uint32_t` at byte 4 · since CUDA 12.5 */
+  /** `uint32_t` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   channelID: number;
-  /** `uint32_t` at byte 8 · since CUDA 12.5 */
+  /** `uint32_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   channelType: number;
 }
 /** `struct CUpti_ActivityPCSampling` · 32 bytes, align 8 · cupti_activity_deprecated.h */
@@ -6166,27 +6166,27 @@ export interface CUpti_ActivitySynchronization {
 }
 /** `struct CUpti_ActivitySynchronization2` · 56 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivitySynchronization2 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 13.0 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   kind: CUpti_ActivityKind;
-  /** `CUpti_ActivitySynchronizationType` at byte 4 · since CUDA 13.0 */
+  /** `CUpti_ActivitySynchronizationType` at byte 4 · added after CUDA 12.5; present in CUDA 13.0 */
   type: CUpti_ActivitySynchronizationType;
-  /** `uint64_t` at byte 8 · since CUDA 13.0 */
+  /** `uint64_t` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   start: number | bigint;
-  /** `uint64_t` at byte 16 · since CUDA 13.0 */
+  /** `uint64_t` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   end: number | bigint;
-  /** `uint32_t` at byte 24 · since CUDA 13.0 */
+  /** `uint32_t` at byte 24 · added after CUDA 12.5; present in CUDA 13.0 */
   correlationId: number;
-  /** `uint32_t` at byte 28 · since CUDA 13.0 */
+  /** `uint32_t` at byte 28 · added after CUDA 12.5; present in CUDA 13.0 */
   contextId: number;
-  /** `uint32_t` at byte 32 · since CUDA 13.0 */
+  /** `uint32_t` at byte 32 · added after CUDA 12.5; present in CUDA 13.0 */
   streamId: number;
-  /** `uint32_t` at byte 36 · since CUDA 13.0 */
+  /** `uint32_t` at byte 36 · added after CUDA 12.5; present in CUDA 13.0 */
   cudaEventId: number;
-  /** `uint64_t` at byte 40 · since CUDA 13.0 */
+  /** `uint64_t` at byte 40 · added after CUDA 12.5; present in CUDA 13.0 */
   cudaEventSyncId: number | bigint;
-  /** `uint32_t` at byte 48 · since CUDA 13.0 */
+  /** `uint32_t` at byte 48 · added after CUDA 12.5; present in CUDA 13.0 */
   returnValue: number;
-  /** `uint32_t` at byte 52 · since CUDA 13.0 */
+  /** `uint32_t` at byte 52 · added after CUDA 12.5; present in CUDA 13.0 */
   pad: number;
 }
 /** `struct CUpti_ActivityUnifiedMemoryCounter` · 40 bytes, align 8 · cupti_activity_deprecated.h */
@@ -6237,31 +6237,31 @@ export interface CUpti_ActivityUnifiedMemoryCounter2 {
 }
 /** `struct CUpti_ActivityUnifiedMemoryCounter3` · 104 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityUnifiedMemoryCounter3 {
-  /** `CUpti_ActivityKind` at byte 0 · since CUDA 13.0 */
+  /** `CUpti_ActivityKind` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   kind: CUpti_ActivityKind;
-  /** `CUpti_ActivityUnifiedMemoryCounterKind` at byte 4 · since CUDA 13.0 */
+  /** `CUpti_ActivityUnifiedMemoryCounterKind` at byte 4 · added after CUDA 12.5; present in CUDA 13.0 */
   counterKind: CUpti_ActivityUnifiedMemoryCounterKind;
-  /** `uint64_t` at byte 8 · since CUDA 13.0 */
+  /** `uint64_t` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   value: number | bigint;
-  /** `uint64_t` at byte 16 · since CUDA 13.0 */
+  /** `uint64_t` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   start: number | bigint;
-  /** `uint64_t` at byte 24 · since CUDA 13.0 */
+  /** `uint64_t` at byte 24 · added after CUDA 12.5; present in CUDA 13.0 */
   end: number | bigint;
-  /** `uint64_t` at byte 32 · since CUDA 13.0 */
+  /** `uint64_t` at byte 32 · added after CUDA 12.5; present in CUDA 13.0 */
   address: number | bigint;
-  /** `uint32_t` at byte 40 · since CUDA 13.0 */
+  /** `uint32_t` at byte 40 · added after CUDA 12.5; present in CUDA 13.0 */
   srcId: number;
-  /** `uint32_t` at byte 44 · since CUDA 13.0 */
+  /** `uint32_t` at byte 44 · added after CUDA 12.5; present in CUDA 13.0 */
   dstId: number;
-  /** `uint32_t` at byte 48 · since CUDA 13.0 */
+  /** `uint32_t` at byte 48 · added after CUDA 12.5; present in CUDA 13.0 */
   streamId: number;
-  /** `uint32_t` at byte 52 · since CUDA 13.0 */
+  /** `uint32_t` at byte 52 · added after CUDA 12.5; present in CUDA 13.0 */
   processId: number;
-  /** `uint32_t` at byte 56 · since CUDA 13.0 */
+  /** `uint32_t` at byte 56 · added after CUDA 12.5; present in CUDA 13.0 */
   flags: number;
-  /** `uint32_t` at byte 60 · since CUDA 13.0 */
+  /** `uint32_t` at byte 60 · added after CUDA 12.5; present in CUDA 13.0 */
   pad: number;
-  /** `uint64_t [5]` at byte 64 · since CUDA 13.0 */
+  /** `uint64_t [5]` at byte 64 · added after CUDA 12.5; present in CUDA 13.0 */
   processors: (number | bigint)[];
 }
 /** `struct CUpti_ActivityUnifiedMemoryCounterConfig` · 16 bytes, align 8 · cupti_activity.h */
@@ -6347,11 +6347,11 @@ export interface CUpti_NvtxData {
 }
 /** `struct CUpti_NvtxExtPayloadAttr` · 16 bytes, align 8 · cupti_activity.h */
 export interface CUpti_NvtxExtPayloadAttr {
-  /** `uint32_t` at byte 0 · since CUDA 13.0 */
+  /** `uint32_t` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   structSize: number;
-  /** `uint32_t` at byte 4 · since CUDA 13.0 */
+  /** `uint32_t` at byte 4 · added after CUDA 12.5; present in CUDA 13.0 */
   type: number;
-  /** `void *` at byte 8 · since CUDA 13.0 */
+  /** `void *` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   attributes: number;
 }
 /** `struct CUpti_ResourceData` · 24 bytes, align 8 · cupti_callbacks.h */
@@ -6365,34 +6365,34 @@ export interface CUpti_ResourceData {
 }
 /** `struct CUpti_StateData` · 16 bytes, align 8 · cupti_callbacks.h */
 export interface CUpti_StateData {
-  /** `union CUpti_StateData_anon0` at byte 0 · since CUDA 12.5 */
+  /** `union CUpti_StateData_anon0` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   anon0: CUpti_StateData_anon0;
 }
 /** `struct CUpti_StateData_anon0_notification` · 16 bytes, align 8 · cupti_callbacks.h */
 export interface CUpti_StateData_anon0_notification {
-  /** `CUptiResult` at byte 0 · since CUDA 12.5 */
+  /** `CUptiResult` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   result: CUptiResult;
-  /** `const char *` at byte 8 · since CUDA 12.5 */
+  /** `const char *` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   message: number;
 }
 /** `struct CUpti_StreamAttrData` · 24 bytes, align 8 · cupti_callbacks.h */
 export interface CUpti_StreamAttrData {
-  /** `CUstream` at byte 0 · since CUDA 12.5 */
+  /** `CUstream` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   stream: CUstream;
-  /** `CUstreamAttrID` at byte 8 · since CUDA 12.5 */
+  /** `CUstreamAttrID` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   attr: CUstreamAttrID;
-  /** `const CUstreamAttrValue *` at byte 16 · since CUDA 12.5 */
+  /** `const CUstreamAttrValue *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   value: number;
 }
 /** `struct CUpti_SubscriberParams` · 32 bytes, align 8 · cupti_callbacks.h */
 export interface CUpti_SubscriberParams {
-  /** `size_t` at byte 0 · since CUDA 13.0 */
+  /** `size_t` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   structSize: number;
-  /** `const char *` at byte 8 · since CUDA 13.0 */
+  /** `const char *` at byte 8 · added after CUDA 12.5; present in CUDA 13.0 */
   subscriberName: number;
-  /** `char *` at byte 16 · since CUDA 13.0 */
+  /** `char *` at byte 16 · added after CUDA 12.5; present in CUDA 13.0 */
   oldSubscriberName: number;
-  /** `size_t` at byte 24 · since CUDA 13.0 */
+  /** `size_t` at byte 24 · added after CUDA 12.5; present in CUDA 13.0 */
   oldSubscriberSize: number;
 }
 /** `struct CUpti_SynchronizeData` · 16 bytes, align 8 · cupti_callbacks.h */
@@ -6409,37 +6409,37 @@ export interface CUuuid_st {
 }
 /** `union CUlaunchAttributeValue_union` · 64 bytes, align 8 · cuda.h */
 export interface CUlaunchAttributeValue_union {
-  /** `char [64]` at byte 0 · since CUDA 12.5 */
+  /** `char [64]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   pad: number[];
-  /** `CUaccessPolicyWindow` at byte 0 · since CUDA 12.5 */
+  /** `CUaccessPolicyWindow` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   accessPolicyWindow: CUaccessPolicyWindow_st;
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   cooperative: number;
-  /** `CUsynchronizationPolicy` at byte 0 · since CUDA 12.5 */
+  /** `CUsynchronizationPolicy` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   syncPolicy: CUsynchronizationPolicy;
-  /** `struct CUlaunchAttributeValue_union_clusterDim` at byte 0 · since CUDA 12.5 */
+  /** `struct CUlaunchAttributeValue_union_clusterDim` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterDim: CUlaunchAttributeValue_union_clusterDim;
-  /** `CUclusterSchedulingPolicy` at byte 0 · since CUDA 12.5 */
+  /** `CUclusterSchedulingPolicy` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterSchedulingPolicyPreference: CUclusterSchedulingPolicy;
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   programmaticStreamSerializationAllowed: number;
-  /** `struct CUlaunchAttributeValue_union_programmaticEvent` at byte 0 · since CUDA 12.5 */
+  /** `struct CUlaunchAttributeValue_union_programmaticEvent` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   programmaticEvent: CUlaunchAttributeValue_union_programmaticEvent;
-  /** `struct CUlaunchAttributeValue_union_launchCompletionEvent` at byte 0 · since CUDA 12.5 */
+  /** `struct CUlaunchAttributeValue_union_launchCompletionEvent` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   launchCompletionEvent: CUlaunchAttributeValue_union_launchCompletionEvent;
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   priority: number;
-  /** `CUlaunchMemSyncDomainMap` at byte 0 · since CUDA 12.5 */
+  /** `CUlaunchMemSyncDomainMap` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memSyncDomainMap: CUlaunchMemSyncDomainMap_st;
-  /** `CUlaunchMemSyncDomain` at byte 0 · since CUDA 12.5 */
+  /** `CUlaunchMemSyncDomain` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memSyncDomain: CUlaunchMemSyncDomain;
-  /** `struct CUlaunchAttributeValue_union_preferredClusterDim` at byte 0 · since CUDA 13.0 */
+  /** `struct CUlaunchAttributeValue_union_preferredClusterDim` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   preferredClusterDim: CUlaunchAttributeValue_union_preferredClusterDim;
-  /** `struct CUlaunchAttributeValue_union_deviceUpdatableKernelNode` at byte 0 · since CUDA 12.5 */
+  /** `struct CUlaunchAttributeValue_union_deviceUpdatableKernelNode` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceUpdatableKernelNode: CUlaunchAttributeValue_union_deviceUpdatableKernelNode;
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemCarveout: number;
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   nvlinkUtilCentricScheduling: number;
 }
 /** `union CUpti_ActivityCdpKernel_cacheConfig` · 1 bytes, align 1 · cupti_activity.h */
@@ -6482,9 +6482,9 @@ export interface CUpti_ActivityEnvironment_data {
 }
 /** `union CUpti_ActivityKernel10_cacheConfig` · 1 bytes, align 1 · cupti_activity.h */
 export interface CUpti_ActivityKernel10_cacheConfig {
-  /** `uint8_t` at byte 0 · since CUDA 13.0 */
+  /** `uint8_t` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   both: number;
-  /** `struct CUpti_ActivityKernel10_cacheConfig_config` at byte 0 · since CUDA 13.0 */
+  /** `struct CUpti_ActivityKernel10_cacheConfig_config` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   config: CUpti_ActivityKernel10_cacheConfig_config;
 }
 /** `union CUpti_ActivityKernel2_cacheConfig` · 1 bytes, align 1 · cupti_activity_deprecated.h */
@@ -6538,9 +6538,9 @@ export interface CUpti_ActivityKernel8_cacheConfig {
 }
 /** `union CUpti_ActivityKernel9_cacheConfig` · 1 bytes, align 1 · cupti_activity_deprecated.h */
 export interface CUpti_ActivityKernel9_cacheConfig {
-  /** `uint8_t` at byte 0 · since CUDA 12.5 */
+  /** `uint8_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   both: number;
-  /** `struct CUpti_ActivityKernel9_cacheConfig_config` at byte 0 · since CUDA 12.5 */
+  /** `struct CUpti_ActivityKernel9_cacheConfig_config` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   config: CUpti_ActivityKernel9_cacheConfig_config;
 }
 /** `union CUpti_ActivityMemory2_memoryPoolConfig_pool` · 8 bytes, align 8 · cupti_activity_deprecated.h */
@@ -6559,9 +6559,9 @@ export interface CUpti_ActivityMemory3_memoryPoolConfig_pool {
 }
 /** `union CUpti_ActivityMemory4_memoryPoolConfig_pool` · 8 bytes, align 8 · cupti_activity.h */
 export interface CUpti_ActivityMemory4_memoryPoolConfig_pool {
-  /** `uint64_t` at byte 0 · since CUDA 13.0 */
+  /** `uint64_t` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   size: number | bigint;
-  /** `uint64_t` at byte 0 · since CUDA 13.0 */
+  /** `uint64_t` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   processId: number | bigint;
 }
 /** `union CUpti_ActivityNvLink2_idDev0` · 16 bytes, align 4 · cupti_activity_deprecated.h */
@@ -6655,7 +6655,7 @@ export interface CUpti_MetricValue {
   metricValueThroughput: number | bigint;
   /** `CUpti_MetricValueUtilizationLevel` at byte 0 */
   metricValueUtilizationLevel: CUpti_MetricValueUtilizationLevel;
-  /** `uint64_t` at byte 0 · since CUDA 13.0 */
+  /** `uint64_t` at byte 0 · added after CUDA 12.5; present in CUDA 13.0 */
   metricValueNvtxExtendedPayload: number | bigint;
 }
 /** `union CUpti_ResourceData_resourceHandle` · 8 bytes, align 8 · cupti_callbacks.h */
@@ -6665,7 +6665,7 @@ export interface CUpti_ResourceData_resourceHandle {
 }
 /** `union CUpti_StateData_anon0` · 16 bytes, align 8 · cupti_callbacks.h */
 export interface CUpti_StateData_anon0 {
-  /** `struct CUpti_StateData_anon0_notification` at byte 0 · since CUDA 12.5 */
+  /** `struct CUpti_StateData_anon0_notification` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   notification: CUpti_StateData_anon0_notification;
 }
 

@@ -160,8 +160,8 @@ cusolverDnDsytrf_bufferSize|cusolverDnDsytrf_bufferSize||int32_t|uintptr_t,int32
 cusolverDnDsytri|cusolverDnDsytri||int32_t|uintptr_t,int32_t,int32_t,void *,int32_t,void *,void *,int32_t,void *||
 cusolverDnDsytri_bufferSize|cusolverDnDsytri_bufferSize||int32_t|uintptr_t,int32_t,int32_t,void *,int32_t,void *,void *||
 cusolverDnGetDeterministicMode|cusolverDnGetDeterministicMode||int32_t|uintptr_t,void *||
-cusolverDnGetEmulationStrategy|cusolverDnGetEmulationStrategy||int32_t|uintptr_t,void *|13.0|
-cusolverDnGetMathMode|cusolverDnGetMathMode||int32_t|uintptr_t,void *|13.0|
+cusolverDnGetEmulationStrategy|cusolverDnGetEmulationStrategy||int32_t|uintptr_t,void *||
+cusolverDnGetMathMode|cusolverDnGetMathMode||int32_t|uintptr_t,void *||
 cusolverDnGetStream|cusolverDnGetStream||int32_t|uintptr_t,void *||
 cusolverDnIRSInfosCreate|cusolverDnIRSInfosCreate||int32_t|void *||
 cusolverDnIRSInfosDestroy|cusolverDnIRSInfosDestroy||int32_t|uintptr_t||
@@ -211,8 +211,8 @@ cusolverDnSXgesv|cusolverDnSXgesv||int32_t|uintptr_t,int32_t,int32_t,void *,int3
 cusolverDnSXgesv_bufferSize|cusolverDnSXgesv_bufferSize||int32_t|uintptr_t,int32_t,int32_t,void *,int32_t,void *,void *,int32_t,void *,int32_t,void *,void *||
 cusolverDnSetAdvOptions|cusolverDnSetAdvOptions||int32_t|uintptr_t,int32_t,int32_t||
 cusolverDnSetDeterministicMode|cusolverDnSetDeterministicMode||int32_t|uintptr_t,int32_t||
-cusolverDnSetEmulationStrategy|cusolverDnSetEmulationStrategy||int32_t|uintptr_t,int32_t|13.0|
-cusolverDnSetMathMode|cusolverDnSetMathMode||int32_t|uintptr_t,int32_t|13.0|
+cusolverDnSetEmulationStrategy|cusolverDnSetEmulationStrategy||int32_t|uintptr_t,int32_t||
+cusolverDnSetMathMode|cusolverDnSetMathMode||int32_t|uintptr_t,int32_t||
 cusolverDnSetStream|cusolverDnSetStream||int32_t|uintptr_t,uintptr_t||
 cusolverDnSgebrd|cusolverDnSgebrd||int32_t|uintptr_t,int32_t,int32_t,void *,int32_t,void *,void *,void *,void *,void *,int32_t,void *||
 cusolverDnSgebrd_bufferSize|cusolverDnSgebrd_bufferSize||int32_t|uintptr_t,int32_t,int32_t,void *||

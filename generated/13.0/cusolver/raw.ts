@@ -659,10 +659,10 @@ export declare const cusolverDnDsytri_bufferSize: typeof DnDsytri_DnIRS.cusolver
 /** `cusolverStatus_t cusolverDnGetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t *mode)` · cusolverDn.h · CUDA 13.0
  * @function */
 export declare const cusolverDnGetDeterministicMode: typeof DnDsytri_DnIRS.cusolverDnGetDeterministicMode;
-/** `cusolverStatus_t cusolverDnGetEmulationStrategy(cusolverDnHandle_t handle, cudaEmulationStrategy_t *strategy)` · cusolverDn.h · CUDA 13.0 (since 13.0)
+/** `cusolverStatus_t cusolverDnGetEmulationStrategy(cusolverDnHandle_t handle, cudaEmulationStrategy_t *strategy)` · cusolverDn.h · CUDA 13.0
  * @function */
 export declare const cusolverDnGetEmulationStrategy: typeof DnDsytri_DnIRS.cusolverDnGetEmulationStrategy;
-/** `cusolverStatus_t cusolverDnGetMathMode(cusolverDnHandle_t handle, cusolverMathMode_t *mode)` · cusolverDn.h · CUDA 13.0 (since 13.0)
+/** `cusolverStatus_t cusolverDnGetMathMode(cusolverDnHandle_t handle, cusolverMathMode_t *mode)` · cusolverDn.h · CUDA 13.0
  * @function */
 export declare const cusolverDnGetMathMode: typeof DnDsytri_DnIRS.cusolverDnGetMathMode;
 /** `cusolverStatus_t cusolverDnGetStream(cusolverDnHandle_t handle, cudaStream_t *streamId)` · cusolverDn.h · CUDA 13.0
@@ -812,10 +812,10 @@ export declare const cusolverDnSetAdvOptions: typeof DnSet_DnSgeqrf.cusolverDnSe
 /** `cusolverStatus_t cusolverDnSetDeterministicMode(cusolverDnHandle_t handle, cusolverDeterministicMode_t mode)` · cusolverDn.h · CUDA 13.0
  * @function */
 export declare const cusolverDnSetDeterministicMode: typeof DnSet_DnSgeqrf.cusolverDnSetDeterministicMode;
-/** `cusolverStatus_t cusolverDnSetEmulationStrategy(cusolverDnHandle_t handle, cudaEmulationStrategy_t strategy)` · cusolverDn.h · CUDA 13.0 (since 13.0)
+/** `cusolverStatus_t cusolverDnSetEmulationStrategy(cusolverDnHandle_t handle, cudaEmulationStrategy_t strategy)` · cusolverDn.h · CUDA 13.0
  * @function */
 export declare const cusolverDnSetEmulationStrategy: typeof DnSet_DnSgeqrf.cusolverDnSetEmulationStrategy;
-/** `cusolverStatus_t cusolverDnSetMathMode(cusolverDnHandle_t handle, cusolverMathMode_t mode)` · cusolverDn.h · CUDA 13.0 (since 13.0)
+/** `cusolverStatus_t cusolverDnSetMathMode(cusolverDnHandle_t handle, cusolverMathMode_t mode)` · cusolverDn.h · CUDA 13.0
  * @function */
 export declare const cusolverDnSetMathMode: typeof DnSet_DnSgeqrf.cusolverDnSetMathMode;
 /** `cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t streamId)` · cusolverDn.h · CUDA 13.0

@@ -68,21 +68,21 @@ export declare enum cudaDataType {
   CUDA_R_64U = 26,
   CUDA_C_64U = 27,
   CUDA_R_8F_E4M3 = 28,
-  /** since CUDA 13.0 */ CUDA_R_8F_UE4M3 = 28,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_8F_UE4M3 = 28,
   CUDA_R_8F_E5M2 = 29,
-  /** since CUDA 13.0 */ CUDA_R_8F_UE8M0 = 30,
-  /** 0x1f · since CUDA 13.0 */ CUDA_R_6F_E2M3 = 31,
-  /** 0x20 · since CUDA 13.0 */ CUDA_R_6F_E3M2 = 32,
-  /** since CUDA 13.0 */ CUDA_R_4F_E2M1 = 33,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_8F_UE8M0 = 30,
+  /** 0x1f · added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_6F_E2M3 = 31,
+  /** 0x20 · added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_6F_E3M2 = 32,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_4F_E2M1 = 33,
 }
 export type cudaDataType_t = cudaDataType;
 export declare const cudaDataType_t: typeof cudaDataType;
 
 /** `enum cudaEmulationStrategy_t` · library_types.h · CUDA 13.0 */
 export declare enum cudaEmulationStrategy_t {
-  /** since CUDA 13.0 */ CUDA_EMULATION_STRATEGY_DEFAULT = 0,
-  /** since CUDA 13.0 */ CUDA_EMULATION_STRATEGY_PERFORMANT = 1,
-  /** since CUDA 13.0 */ CUDA_EMULATION_STRATEGY_EAGER = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_EMULATION_STRATEGY_DEFAULT = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_EMULATION_STRATEGY_PERFORMANT = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_EMULATION_STRATEGY_EAGER = 2,
 }
 
 /** `enum cusolverAlgMode_t` · cusolver_common.h · CUDA 13.0 */
@@ -94,8 +94,8 @@ export declare enum cusolverAlgMode_t {
 
 /** `enum cusolverDeterministicMode_t` · cusolver_common.h · CUDA 13.0 */
 export declare enum cusolverDeterministicMode_t {
-  /** since CUDA 12.5 */ CUSOLVER_DETERMINISTIC_RESULTS = 1,
-  /** since CUDA 12.5 */ CUSOLVER_ALLOW_NON_DETERMINISTIC_RESULTS = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSOLVER_DETERMINISTIC_RESULTS = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSOLVER_ALLOW_NON_DETERMINISTIC_RESULTS = 2,
 }
 
 /** `enum cusolverDirectMode_t` · cusolver_common.h · CUDA 13.0 */
@@ -108,7 +108,7 @@ export declare enum cusolverDirectMode_t {
 export declare enum cusolverDnFunction_t {
   CUSOLVERDN_GETRF = 0,
   CUSOLVERDN_POTRF = 1,
-  /** since CUDA 13.0 */ CUSOLVERDN_SYEVBATCHED = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUSOLVERDN_SYEVBATCHED = 2,
 }
 
 /** `enum cusolverEigMode_t` · cusolver_common.h · CUDA 13.0 */
@@ -147,8 +147,8 @@ export declare enum cusolverIRSRefinement_t {
 
 /** `enum cusolverMathMode_t` · cusolver_common.h · CUDA 13.0 */
 export declare enum cusolverMathMode_t {
-  /** since CUDA 13.0 */ CUSOLVER_DEFAULT_MATH = 1,
-  /** since CUDA 13.0 */ CUSOLVER_FP32_EMULATED_BF16X9_MATH = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUSOLVER_DEFAULT_MATH = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUSOLVER_FP32_EMULATED_BF16X9_MATH = 2,
 }
 
 /** `enum cusolverNorm_t` · cusolver_common.h · CUDA 13.0 */

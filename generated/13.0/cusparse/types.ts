@@ -40,12 +40,12 @@ export declare enum cudaDataType {
   CUDA_R_64U = 26,
   CUDA_C_64U = 27,
   CUDA_R_8F_E4M3 = 28,
-  /** since CUDA 13.0 */ CUDA_R_8F_UE4M3 = 28,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_8F_UE4M3 = 28,
   CUDA_R_8F_E5M2 = 29,
-  /** since CUDA 13.0 */ CUDA_R_8F_UE8M0 = 30,
-  /** 0x1f · since CUDA 13.0 */ CUDA_R_6F_E2M3 = 31,
-  /** 0x20 · since CUDA 13.0 */ CUDA_R_6F_E3M2 = 32,
-  /** since CUDA 13.0 */ CUDA_R_4F_E2M1 = 33,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_8F_UE8M0 = 30,
+  /** 0x1f · added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_6F_E2M3 = 31,
+  /** 0x20 · added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_6F_E3M2 = 32,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUDA_R_4F_E2M1 = 33,
 }
 export type cudaDataType_t = cudaDataType;
 export declare const cudaDataType_t: typeof cudaDataType;
@@ -64,7 +64,7 @@ export declare enum cusparseColorAlg_t {
 
 /** `enum cusparseCsr2CscAlg_t` · cusparse.h · CUDA 13.0 */
 export declare enum cusparseCsr2CscAlg_t {
-  /** since CUDA 12.5 */ CUSPARSE_CSR2CSC_ALG_DEFAULT = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_CSR2CSC_ALG_DEFAULT = 1,
   CUSPARSE_CSR2CSC_ALG1 = 1,
 }
 
@@ -97,8 +97,8 @@ export declare enum cusparseFormat_t {
   CUSPARSE_FORMAT_CSC = 2,
   CUSPARSE_FORMAT_COO = 3,
   CUSPARSE_FORMAT_BLOCKED_ELL = 5,
-  /** since CUDA 12.5 */ CUSPARSE_FORMAT_BSR = 6,
-  /** since CUDA 12.5 */ CUSPARSE_FORMAT_SLICED_ELLPACK = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_FORMAT_BSR = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_FORMAT_SLICED_ELLPACK = 7,
 }
 
 /** `enum cusparseIndexBase_t` · cusparse.h · CUDA 13.0 */
@@ -157,9 +157,9 @@ export declare enum cusparseSpGEMMAlg_t {
   CUSPARSE_SPGEMM_DEFAULT = 0,
   CUSPARSE_SPGEMM_CSR_ALG_DETERMINITIC = 1,
   CUSPARSE_SPGEMM_CSR_ALG_NONDETERMINITIC = 2,
-  /** since CUDA 12.5 */ CUSPARSE_SPGEMM_ALG1 = 3,
-  /** since CUDA 12.5 */ CUSPARSE_SPGEMM_ALG2 = 4,
-  /** since CUDA 12.5 */ CUSPARSE_SPGEMM_ALG3 = 5,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPGEMM_ALG1 = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPGEMM_ALG2 = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPGEMM_ALG3 = 5,
 }
 
 /** `enum cusparseSpMMAlg_t` · cusparse.h · CUDA 13.0 */
@@ -173,7 +173,7 @@ export declare enum cusparseSpMMAlg_t {
   CUSPARSE_SPMM_CSR_ALG2 = 6,
   CUSPARSE_SPMM_CSR_ALG3 = 12,
   CUSPARSE_SPMM_BLOCKED_ELL_ALG1 = 13,
-  /** since CUDA 12.6 */ CUSPARSE_SPMM_BSR_ALG1 = 14,
+  /** added after CUDA 12.5; present in CUDA 12.6 */ CUSPARSE_SPMM_BSR_ALG1 = 14,
 }
 
 /** `enum cusparseSpMMOpAlg_t` · cusparse.h · CUDA 13.0 */
@@ -188,8 +188,8 @@ export declare enum cusparseSpMVAlg_t {
   CUSPARSE_SPMV_CSR_ALG2 = 3,
   CUSPARSE_SPMV_COO_ALG1 = 1,
   CUSPARSE_SPMV_COO_ALG2 = 4,
-  /** since CUDA 12.5 */ CUSPARSE_SPMV_SELL_ALG1 = 5,
-  /** since CUDA 13.0 */ CUSPARSE_SPMV_BSR_ALG1 = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPMV_SELL_ALG1 = 5,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ CUSPARSE_SPMV_BSR_ALG1 = 6,
 }
 
 /** `enum cusparseSpMatAttribute_t` · cusparse.h · CUDA 13.0 */
@@ -205,8 +205,8 @@ export declare enum cusparseSpSMAlg_t {
 
 /** `enum cusparseSpSMUpdate_t` · cusparse.h · CUDA 13.0 */
 export declare enum cusparseSpSMUpdate_t {
-  /** since CUDA 12.5 */ CUSPARSE_SPSM_UPDATE_GENERAL = 0,
-  /** since CUDA 12.5 */ CUSPARSE_SPSM_UPDATE_DIAGONAL = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPSM_UPDATE_GENERAL = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPSM_UPDATE_DIAGONAL = 1,
 }
 
 /** `enum cusparseSpSVAlg_t` · cusparse.h · CUDA 13.0 */
@@ -216,8 +216,8 @@ export declare enum cusparseSpSVAlg_t {
 
 /** `enum cusparseSpSVUpdate_t` · cusparse.h · CUDA 13.0 */
 export declare enum cusparseSpSVUpdate_t {
-  /** since CUDA 12.5 */ CUSPARSE_SPSV_UPDATE_GENERAL = 0,
-  /** since CUDA 12.5 */ CUSPARSE_SPSV_UPDATE_DIAGONAL = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPSV_UPDATE_GENERAL = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ CUSPARSE_SPSV_UPDATE_DIAGONAL = 1,
 }
 
 /** `enum cusparseSparseToDenseAlg_t` · cusparse.h · CUDA 13.0 */

@@ -13,12 +13,12 @@ cuArrayGetDescriptor|cuArrayGetDescriptor_v2||int32_t|void *,uintptr_t||cuArrayG
 cuArrayGetMemoryRequirements|cuArrayGetMemoryRequirements||int32_t|void *,uintptr_t,int32_t||cuArrayGetMemoryRequirements:11060
 cuArrayGetPlane|cuArrayGetPlane||int32_t|void *,uintptr_t,uint32_t||cuArrayGetPlane:11020
 cuArrayGetSparseProperties|cuArrayGetSparseProperties||int32_t|void *,uintptr_t||cuArrayGetSparseProperties:11010
-cuCheckpointProcessCheckpoint|cuCheckpointProcessCheckpoint||int32_t|int32_t,void *|13.0|cuCheckpointProcessCheckpoint:12080
-cuCheckpointProcessGetRestoreThreadId|cuCheckpointProcessGetRestoreThreadId||int32_t|int32_t,void *|13.0|cuCheckpointProcessGetRestoreThreadId:12080
-cuCheckpointProcessGetState|cuCheckpointProcessGetState||int32_t|int32_t,void *|13.0|cuCheckpointProcessGetState:12080
-cuCheckpointProcessLock|cuCheckpointProcessLock||int32_t|int32_t,void *|13.0|cuCheckpointProcessLock:12080
-cuCheckpointProcessRestore|cuCheckpointProcessRestore||int32_t|int32_t,void *|13.0|cuCheckpointProcessRestore:12080
-cuCheckpointProcessUnlock|cuCheckpointProcessUnlock||int32_t|int32_t,void *|13.0|cuCheckpointProcessUnlock:12080
+cuCheckpointProcessCheckpoint|cuCheckpointProcessCheckpoint||int32_t|int32_t,void *|12.8|cuCheckpointProcessCheckpoint:12080
+cuCheckpointProcessGetRestoreThreadId|cuCheckpointProcessGetRestoreThreadId||int32_t|int32_t,void *|12.8|cuCheckpointProcessGetRestoreThreadId:12080
+cuCheckpointProcessGetState|cuCheckpointProcessGetState||int32_t|int32_t,void *|12.8|cuCheckpointProcessGetState:12080
+cuCheckpointProcessLock|cuCheckpointProcessLock||int32_t|int32_t,void *|12.8|cuCheckpointProcessLock:12080
+cuCheckpointProcessRestore|cuCheckpointProcessRestore||int32_t|int32_t,void *|12.8|cuCheckpointProcessRestore:12080
+cuCheckpointProcessUnlock|cuCheckpointProcessUnlock||int32_t|int32_t,void *|12.8|cuCheckpointProcessUnlock:12080
 cuCoredumpGetAttribute|cuCoredumpGetAttribute||int32_t|int32_t,void *,void *||cuCoredumpGetAttribute:12010
 cuCoredumpGetAttributeGlobal|cuCoredumpGetAttributeGlobal||int32_t|int32_t,void *,void *||cuCoredumpGetAttributeGlobal:12010
 cuCoredumpSetAttribute|cuCoredumpSetAttribute||int32_t|int32_t,void *,void *||cuCoredumpSetAttribute:12010
@@ -202,7 +202,7 @@ cuGraphicsUnregisterResource|cuGraphicsUnregisterResource||int32_t|uintptr_t||cu
 cuGreenCtxCreate|cuGreenCtxCreate||int32_t|void *,uintptr_t,int32_t,uint32_t||cuGreenCtxCreate:12040
 cuGreenCtxDestroy|cuGreenCtxDestroy||int32_t|uintptr_t||cuGreenCtxDestroy:12040
 cuGreenCtxGetDevResource|cuGreenCtxGetDevResource||int32_t|uintptr_t,void *,int32_t||cuGreenCtxGetDevResource:12040
-cuGreenCtxGetId|cuGreenCtxGetId||int32_t|uintptr_t,void *|13.0|cuGreenCtxGetId:12090
+cuGreenCtxGetId|cuGreenCtxGetId||int32_t|uintptr_t,void *|12.9|cuGreenCtxGetId:12090
 cuGreenCtxRecordEvent|cuGreenCtxRecordEvent||int32_t|uintptr_t,uintptr_t||cuGreenCtxRecordEvent:12040
 cuGreenCtxStreamCreate|cuGreenCtxStreamCreate||int32_t|void *,uintptr_t,uint32_t,int32_t||cuGreenCtxStreamCreate:12050
 cuGreenCtxWaitEvent|cuGreenCtxWaitEvent||int32_t|uintptr_t,uintptr_t||cuGreenCtxWaitEvent:12040
@@ -244,11 +244,11 @@ cuLinkAddFile|cuLinkAddFile_v2||int32_t|uintptr_t,int32_t,const char *,uint32_t,
 cuLinkComplete|cuLinkComplete||int32_t|uintptr_t,void *,void *||cuLinkComplete:5050
 cuLinkCreate|cuLinkCreate_v2||int32_t|uint32_t,void *,void *,void *||cuLinkCreate:6050
 cuLinkDestroy|cuLinkDestroy||int32_t|uintptr_t||cuLinkDestroy:5050
-cuLogsCurrent|cuLogsCurrent||int32_t|void *,uint32_t|13.0|cuLogsCurrent:12090
-cuLogsDumpToFile|cuLogsDumpToFile||int32_t|void *,const char *,uint32_t|13.0|cuLogsDumpToFile:12090
-cuLogsDumpToMemory|cuLogsDumpToMemory||int32_t|void *,void *,void *,uint32_t|13.0|cuLogsDumpToMemory:12090
-cuLogsRegisterCallback|cuLogsRegisterCallback||int32_t|void *,void *,void *|13.0|cuLogsRegisterCallback:12090
-cuLogsUnregisterCallback|cuLogsUnregisterCallback||int32_t|uintptr_t|13.0|cuLogsUnregisterCallback:12090
+cuLogsCurrent|cuLogsCurrent||int32_t|void *,uint32_t|12.9|cuLogsCurrent:12090
+cuLogsDumpToFile|cuLogsDumpToFile||int32_t|void *,const char *,uint32_t|12.9|cuLogsDumpToFile:12090
+cuLogsDumpToMemory|cuLogsDumpToMemory||int32_t|void *,void *,void *,uint32_t|12.9|cuLogsDumpToMemory:12090
+cuLogsRegisterCallback|cuLogsRegisterCallback||int32_t|void *,void *,void *|12.9|cuLogsRegisterCallback:12090
+cuLogsUnregisterCallback|cuLogsUnregisterCallback||int32_t|uintptr_t|12.9|cuLogsUnregisterCallback:12090
 cuMemAddressFree|cuMemAddressFree||int32_t|uintptr_t,uint64_t||cuMemAddressFree:10020
 cuMemAddressReserve|cuMemAddressReserve||int32_t|void *,uint64_t,uint64_t,uintptr_t,uint64_t||cuMemAddressReserve:10020
 cuMemAdvise|cuMemAdvise_v2||int32_t|uintptr_t,uint64_t,int32_t,@CUmemLocation_st||cuMemAdvise:12020
@@ -258,7 +258,7 @@ cuMemAllocFromPoolAsync|cuMemAllocFromPoolAsync|cuMemAllocFromPoolAsync_ptsz|int
 cuMemAllocHost|cuMemAllocHost_v2||int32_t|void *,uint64_t||cuMemAllocHost:3020
 cuMemAllocManaged|cuMemAllocManaged||int32_t|void *,uint64_t,uint32_t||cuMemAllocManaged:6000
 cuMemAllocPitch|cuMemAllocPitch_v2||int32_t|void *,void *,uint64_t,uint64_t,uint32_t||cuMemAllocPitch:3020
-cuMemBatchDecompressAsync|cuMemBatchDecompressAsync|cuMemBatchDecompressAsync_ptsz|int32_t|void *,uint64_t,uint32_t,void *,uintptr_t|13.0|cuMemBatchDecompressAsync:12060:12060
+cuMemBatchDecompressAsync|cuMemBatchDecompressAsync|cuMemBatchDecompressAsync_ptsz|int32_t|void *,uint64_t,uint32_t,void *,uintptr_t||cuMemBatchDecompressAsync:12060:12060
 cuMemCreate|cuMemCreate||int32_t|void *,uint64_t,void *,uint64_t||cuMemCreate:10020
 cuMemDiscardAndPrefetchBatchAsync|cuMemDiscardAndPrefetchBatchAsync|cuMemDiscardAndPrefetchBatchAsync_ptsz|int32_t|void *,void *,uint64_t,void *,void *,uint64_t,uint64_t,uintptr_t|13.0|cuMemDiscardAndPrefetchBatchAsync:13000:13000
 cuMemDiscardBatchAsync|cuMemDiscardBatchAsync|cuMemDiscardBatchAsync_ptsz|int32_t|void *,void *,uint64_t,uint64_t,uintptr_t|13.0|cuMemDiscardBatchAsync:13000:13000
@@ -308,7 +308,7 @@ cuMemcpy2DAsync|cuMemcpy2DAsync_v2|cuMemcpy2DAsync_v2_ptsz|int32_t|void *,uintpt
 cuMemcpy2DUnaligned|cuMemcpy2DUnaligned_v2|cuMemcpy2DUnaligned_v2_ptds|int32_t|void *||cuMemcpy2DUnaligned:3020:7000
 cuMemcpy3D|cuMemcpy3D_v2|cuMemcpy3D_v2_ptds|int32_t|void *||cuMemcpy3D:3020:7000
 cuMemcpy3DAsync|cuMemcpy3DAsync_v2|cuMemcpy3DAsync_v2_ptsz|int32_t|void *,uintptr_t||cuMemcpy3DAsync:3020:7000
-cuMemcpy3DBatchAsync|cuMemcpy3DBatchAsync_v2|cuMemcpy3DBatchAsync_v2_ptsz|int32_t|uint64_t,void *,uint64_t,uintptr_t|13.0|cuMemcpy3DBatchAsync:13000:13000
+cuMemcpy3DBatchAsync|cuMemcpy3DBatchAsync_v2|cuMemcpy3DBatchAsync_v2_ptsz|int32_t|uint64_t,void *,uint64_t,uintptr_t|12.8|cuMemcpy3DBatchAsync:13000:13000
 cuMemcpy3DPeer|cuMemcpy3DPeer|cuMemcpy3DPeer_ptds|int32_t|void *||cuMemcpy3DPeer:4000:7000
 cuMemcpy3DPeerAsync|cuMemcpy3DPeerAsync|cuMemcpy3DPeerAsync_ptsz|int32_t|void *,uintptr_t||cuMemcpy3DPeerAsync:4000:7000
 cuMemcpyAsync|cuMemcpyAsync|cuMemcpyAsync_ptsz|int32_t|uintptr_t,uintptr_t,uint64_t,uintptr_t||cuMemcpyAsync:4000:7000
@@ -316,7 +316,7 @@ cuMemcpyAtoA|cuMemcpyAtoA_v2|cuMemcpyAtoA_v2_ptds|int32_t|uintptr_t,uint64_t,uin
 cuMemcpyAtoD|cuMemcpyAtoD_v2|cuMemcpyAtoD_v2_ptds|int32_t|uintptr_t,uintptr_t,uint64_t,uint64_t||cuMemcpyAtoD:3020:7000
 cuMemcpyAtoH|cuMemcpyAtoH_v2|cuMemcpyAtoH_v2_ptds|int32_t|void *,uintptr_t,uint64_t,uint64_t||cuMemcpyAtoH:3020:7000
 cuMemcpyAtoHAsync|cuMemcpyAtoHAsync_v2|cuMemcpyAtoHAsync_v2_ptsz|int32_t|void *,uintptr_t,uint64_t,uint64_t,uintptr_t||cuMemcpyAtoHAsync:3020:7000
-cuMemcpyBatchAsync|cuMemcpyBatchAsync_v2|cuMemcpyBatchAsync_v2_ptsz|int32_t|void *,void *,void *,uint64_t,void *,void *,uint64_t,uintptr_t|13.0|cuMemcpyBatchAsync:13000:13000
+cuMemcpyBatchAsync|cuMemcpyBatchAsync_v2|cuMemcpyBatchAsync_v2_ptsz|int32_t|void *,void *,void *,uint64_t,void *,void *,uint64_t,uintptr_t|12.8|cuMemcpyBatchAsync:13000:13000
 cuMemcpyDtoA|cuMemcpyDtoA_v2|cuMemcpyDtoA_v2_ptds|int32_t|uintptr_t,uint64_t,uintptr_t,uint64_t||cuMemcpyDtoA:3020:7000
 cuMemcpyDtoD|cuMemcpyDtoD_v2|cuMemcpyDtoD_v2_ptds|int32_t|uintptr_t,uintptr_t,uint64_t||cuMemcpyDtoD:3020:7000
 cuMemcpyDtoDAsync|cuMemcpyDtoDAsync_v2|cuMemcpyDtoDAsync_v2_ptsz|int32_t|uintptr_t,uintptr_t,uint64_t,uintptr_t||cuMemcpyDtoDAsync:3020:7000
@@ -396,7 +396,7 @@ cuStreamGetAttribute|cuStreamGetAttribute|cuStreamGetAttribute_ptsz|int32_t|uint
 cuStreamGetCaptureInfo|cuStreamGetCaptureInfo_v3|cuStreamGetCaptureInfo_v3_ptsz|int32_t|uintptr_t,void *,void *,void *,void *,void *,void *||cuStreamGetCaptureInfo:12030:12030
 cuStreamGetCtx|cuStreamGetCtx|cuStreamGetCtx_ptsz|int32_t|uintptr_t,void *||cuStreamGetCtx:9020:9020
 cuStreamGetCtx_v2|cuStreamGetCtx_v2|cuStreamGetCtx_v2_ptsz|int32_t|uintptr_t,void *,void *||cuStreamGetCtx:12050:12050
-cuStreamGetDevice|cuStreamGetDevice|cuStreamGetDevice_ptsz|int32_t|uintptr_t,void *|13.0|cuStreamGetDevice:12080:12080
+cuStreamGetDevice|cuStreamGetDevice|cuStreamGetDevice_ptsz|int32_t|uintptr_t,void *|12.8|cuStreamGetDevice:12080:12080
 cuStreamGetFlags|cuStreamGetFlags|cuStreamGetFlags_ptsz|int32_t|uintptr_t,void *||cuStreamGetFlags:5050:7000
 cuStreamGetGreenCtx|cuStreamGetGreenCtx||int32_t|uintptr_t,void *||cuStreamGetGreenCtx:12040
 cuStreamGetId|cuStreamGetId|cuStreamGetId_ptsz|int32_t|uintptr_t,void *||cuStreamGetId:12000:12000
@@ -417,7 +417,7 @@ cuSurfObjectGetResourceDesc|cuSurfObjectGetResourceDesc||int32_t|void *,uint64_t
 cuSurfRefGetArray|cuSurfRefGetArray||int32_t|void *,uintptr_t||cuSurfRefGetArray:3000
 cuSurfRefSetArray|cuSurfRefSetArray||int32_t|uintptr_t,uintptr_t,uint32_t||cuSurfRefSetArray:3000
 cuTensorMapEncodeIm2col|cuTensorMapEncodeIm2col||int32_t|void *,int32_t,uint32_t,void *,void *,void *,void *,void *,uint32_t,uint32_t,void *,int32_t,int32_t,int32_t,int32_t||cuTensorMapEncodeIm2col:12000
-cuTensorMapEncodeIm2colWide|cuTensorMapEncodeIm2colWide||int32_t|void *,int32_t,uint32_t,void *,void *,void *,int32_t,int32_t,uint32_t,uint32_t,void *,int32_t,int32_t,int32_t,int32_t,int32_t|13.0|cuTensorMapEncodeIm2colWide:12080
+cuTensorMapEncodeIm2colWide|cuTensorMapEncodeIm2colWide||int32_t|void *,int32_t,uint32_t,void *,void *,void *,int32_t,int32_t,uint32_t,uint32_t,void *,int32_t,int32_t,int32_t,int32_t,int32_t|12.8|cuTensorMapEncodeIm2colWide:12080
 cuTensorMapEncodeTiled|cuTensorMapEncodeTiled||int32_t|void *,int32_t,uint32_t,void *,void *,void *,void *,void *,int32_t,int32_t,int32_t,int32_t||cuTensorMapEncodeTiled:12000
 cuTensorMapReplaceAddress|cuTensorMapReplaceAddress||int32_t|void *,void *||cuTensorMapReplaceAddress:12000
 cuTexObjectCreate|cuTexObjectCreate||int32_t|void *,void *,void *,void *||cuTexObjectCreate:5000

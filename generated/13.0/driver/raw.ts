@@ -176,22 +176,22 @@ export declare const cuArrayGetPlane: typeof Array_Array3.cuArrayGetPlane;
 /** `CUresult cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)` · cuda.h · CUDA 13.0
  * @function */
 export declare const cuArrayGetSparseProperties: typeof Array_Array3.cuArrayGetSparseProperties;
-/** `CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)` · cuda.h · CUDA 13.0 (since 12.8)
  * @function */
 export declare const cuCheckpointProcessCheckpoint: typeof Checkpoint_Coredump.cuCheckpointProcessCheckpoint;
-/** `CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)` · cuda.h · CUDA 13.0 (since 12.8)
  * @function */
 export declare const cuCheckpointProcessGetRestoreThreadId: typeof Checkpoint_Coredump.cuCheckpointProcessGetRestoreThreadId;
-/** `CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)` · cuda.h · CUDA 13.0 (since 12.8)
  * @function */
 export declare const cuCheckpointProcessGetState: typeof Checkpoint_Coredump.cuCheckpointProcessGetState;
-/** `CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)` · cuda.h · CUDA 13.0 (since 12.8)
  * @function */
 export declare const cuCheckpointProcessLock: typeof Checkpoint_Coredump.cuCheckpointProcessLock;
-/** `CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)` · cuda.h · CUDA 13.0 (since 12.8)
  * @function */
 export declare const cuCheckpointProcessRestore: typeof Checkpoint_Coredump.cuCheckpointProcessRestore;
-/** `CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)` · cuda.h · CUDA 13.0 (since 12.8)
  * @function */
 export declare const cuCheckpointProcessUnlock: typeof Checkpoint_Coredump.cuCheckpointProcessUnlock;
 /** `CUresult cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)` · cuda.h · CUDA 13.0
@@ -743,7 +743,7 @@ export declare const cuGreenCtxDestroy: typeof Green_Import.cuGreenCtxDestroy;
 /** `CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)` · cuda.h · CUDA 13.0
  * @function */
 export declare const cuGreenCtxGetDevResource: typeof Green_Import.cuGreenCtxGetDevResource;
-/** `CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)` · cuda.h · CUDA 13.0 (since 12.9)
  * @function */
 export declare const cuGreenCtxGetId: typeof Green_Import.cuGreenCtxGetId;
 /** `CUresult cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)` · cuda.h · CUDA 13.0
@@ -869,19 +869,19 @@ export declare const cuLinkCreate: typeof Link_Logs.cuLinkCreate;
 /** `CUresult cuLinkDestroy(CUlinkState state)` · cuda.h · CUDA 13.0
  * @function */
 export declare const cuLinkDestroy: typeof Link_Logs.cuLinkDestroy;
-/** `CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)` · cuda.h · CUDA 13.0 (since 12.9)
  * @function */
 export declare const cuLogsCurrent: typeof Link_Logs.cuLogsCurrent;
-/** `CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda.h · CUDA 13.0 (since 12.9)
  * @function */
 export declare const cuLogsDumpToFile: typeof Link_Logs.cuLogsDumpToFile;
-/** `CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda.h · CUDA 13.0 (since 12.9)
  * @function */
 export declare const cuLogsDumpToMemory: typeof Link_Logs.cuLogsDumpToMemory;
-/** `CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)` · cuda.h · CUDA 13.0 (since 13.0) Takes a C callback `callbackFunc` (callbacks.CUlogsCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
+/** `CUresult cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)` · cuda.h · CUDA 13.0 (since 12.9) Takes a C callback `callbackFunc` (callbacks.CUlogsCallback): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
  * @function */
 export declare const cuLogsRegisterCallback: typeof Link_Logs.cuLogsRegisterCallback;
-/** `CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle callback)` · cuda.h · CUDA 13.0 (since 12.9)
  * @function */
 export declare const cuLogsUnregisterCallback: typeof Link_Logs.cuLogsUnregisterCallback;
 /** `CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)` · cuda.h · CUDA 13.0
@@ -911,7 +911,7 @@ export declare const cuMemAllocManaged: typeof MemAddress_MemAlloc.cuMemAllocMan
 /** `CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)` · cuda.h · CUDA 13.0
  * @function */
 export declare const cuMemAllocPitch: typeof MemAddress_MemAlloc.cuMemAllocPitch;
-/** `CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)` · cuda.h · CUDA 13.0
  * @function */
 export declare const cuMemBatchDecompressAsync: typeof MemBatch_MemFree.cuMemBatchDecompressAsync;
 /** `CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)` · cuda.h · CUDA 13.0
@@ -1061,7 +1061,7 @@ export declare const cuMemcpy3D: typeof Memcpy2_Memcpy3.cuMemcpy3D;
 /** `CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)` · cuda.h · CUDA 13.0
  * @function */
 export declare const cuMemcpy3DAsync: typeof Memcpy2_Memcpy3.cuMemcpy3DAsync;
-/** `CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)` · cuda.h · CUDA 13.0 (since 12.8)
  * @function */
 export declare const cuMemcpy3DBatchAsync: typeof Memcpy2_Memcpy3.cuMemcpy3DBatchAsync;
 /** `CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)` · cuda.h · CUDA 13.0
@@ -1085,7 +1085,7 @@ export declare const cuMemcpyAtoH: typeof MemUnmap_Memcpy.cuMemcpyAtoH;
 /** `CUresult cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)` · cuda.h · CUDA 13.0
  * @function */
 export declare const cuMemcpyAtoHAsync: typeof MemUnmap_Memcpy.cuMemcpyAtoHAsync;
-/** `CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)` · cuda.h · CUDA 13.0 (since 12.8)
  * @function */
 export declare const cuMemcpyBatchAsync: typeof MemUnmap_Memcpy.cuMemcpyBatchAsync;
 /** `CUresult cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)` · cuda.h · CUDA 13.0
@@ -1325,7 +1325,7 @@ export declare const cuStreamGetCtx: typeof Profiler_Stream.cuStreamGetCtx;
 /** `CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)` · cuda.h · CUDA 13.0
  * @function */
 export declare const cuStreamGetCtx_v2: typeof Profiler_Stream.cuStreamGetCtx_v2;
-/** `CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device)` · cuda.h · CUDA 13.0 (since 12.8)
  * @function */
 export declare const cuStreamGetDevice: typeof Profiler_Stream.cuStreamGetDevice;
 /** `CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags)` · cuda.h · CUDA 13.0
@@ -1388,7 +1388,7 @@ export declare const cuSurfRefSetArray: typeof Surf_Tensor.cuSurfRefSetArray;
 /** `CUresult cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0
  * @function */
 export declare const cuTensorMapEncodeIm2col: typeof Surf_Tensor.cuTensorMapEncodeIm2col;
-/** `CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 (since 13.0)
+/** `CUresult cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0 (since 12.8)
  * @function */
 export declare const cuTensorMapEncodeIm2colWide: typeof Surf_Tensor.cuTensorMapEncodeIm2colWide;
 /** `CUresult cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)` · cuda.h · CUDA 13.0

@@ -28,7 +28,7 @@ export declare enum nvFatbinResult {
   NVFATBIN_ERROR_MISSING_FATBIN = 14,
   NVFATBIN_ERROR_INVALID_INDEX = 15,
   /** 0x10 */ NVFATBIN_ERROR_IDENTIFIER_REUSE = 16,
-  /** since CUDA 12.6 */ NVFATBIN_ERROR_INTERNAL_PTX_OPTION = 17,
+  /** added after CUDA 12.5; present in CUDA 12.6 */ NVFATBIN_ERROR_INTERNAL_PTX_OPTION = 17,
 }
 
 /** `typedef struct _nvFatbinHandle *nvFatbinHandle` · nvFatbin.h */

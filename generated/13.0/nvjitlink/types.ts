@@ -18,7 +18,7 @@ export declare enum nvJitLinkInputType {
   NVJITLINK_INPUT_FATBIN = 4,
   NVJITLINK_INPUT_OBJECT = 5,
   NVJITLINK_INPUT_LIBRARY = 6,
-  /** since CUDA 12.6 */ NVJITLINK_INPUT_INDEX = 7,
+  /** added after CUDA 12.5; present in CUDA 12.6 */ NVJITLINK_INPUT_INDEX = 7,
   NVJITLINK_INPUT_ANY = 10,
 }
 
@@ -33,16 +33,16 @@ export declare enum nvJitLinkResult {
   NVJITLINK_ERROR_INTERNAL = 6,
   NVJITLINK_ERROR_THREADPOOL = 7,
   NVJITLINK_ERROR_UNRECOGNIZED_INPUT = 8,
-  /** since CUDA 12.6 */ NVJITLINK_ERROR_FINALIZE = 9,
-  /** since CUDA 13.0 */ NVJITLINK_ERROR_NULL_INPUT = 10,
-  /** since CUDA 13.0 */ NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS = 11,
-  /** since CUDA 13.0 */ NVJITLINK_ERROR_INCORRECT_INPUT_TYPE = 12,
-  /** since CUDA 13.0 */ NVJITLINK_ERROR_ARCH_MISMATCH = 13,
-  /** since CUDA 13.0 */ NVJITLINK_ERROR_OUTDATED_LIBRARY = 14,
-  /** since CUDA 13.0 */ NVJITLINK_ERROR_MISSING_FATBIN = 15,
-  /** 0x10 · since CUDA 13.0 */ NVJITLINK_ERROR_UNRECOGNIZED_ARCH = 16,
-  /** since CUDA 13.0 */ NVJITLINK_ERROR_UNSUPPORTED_ARCH = 17,
-  /** since CUDA 13.0 */ NVJITLINK_ERROR_LTO_NOT_ENABLED = 18,
+  /** added after CUDA 12.5; present in CUDA 12.6 */ NVJITLINK_ERROR_FINALIZE = 9,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVJITLINK_ERROR_NULL_INPUT = 10,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS = 11,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVJITLINK_ERROR_INCORRECT_INPUT_TYPE = 12,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVJITLINK_ERROR_ARCH_MISMATCH = 13,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVJITLINK_ERROR_OUTDATED_LIBRARY = 14,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVJITLINK_ERROR_MISSING_FATBIN = 15,
+  /** 0x10 · added after CUDA 12.6; present in CUDA 13.0 */ NVJITLINK_ERROR_UNRECOGNIZED_ARCH = 16,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVJITLINK_ERROR_UNSUPPORTED_ARCH = 17,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVJITLINK_ERROR_LTO_NOT_ENABLED = 18,
 }
 
 /** `typedef struct nvJitLink *nvJitLinkHandle` · nvJitLink.h */

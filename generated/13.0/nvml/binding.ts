@@ -22,7 +22,7 @@ nvmlDeviceGetAccountingPids|nvmlDeviceGetAccountingPids||int32_t|uintptr_t,void 
 nvmlDeviceGetAccountingStats|nvmlDeviceGetAccountingStats||int32_t|uintptr_t,uint32_t,void *||
 nvmlDeviceGetActiveVgpus|nvmlDeviceGetActiveVgpus||int32_t|uintptr_t,void *,void *||
 nvmlDeviceGetAdaptiveClockInfoStatus|nvmlDeviceGetAdaptiveClockInfoStatus||int32_t|uintptr_t,void *||
-nvmlDeviceGetAddressingMode|nvmlDeviceGetAddressingMode||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceGetAddressingMode|nvmlDeviceGetAddressingMode||int32_t|uintptr_t,void *||
 nvmlDeviceGetApplicationsClock|nvmlDeviceGetApplicationsClock||int32_t|uintptr_t,int32_t,void *||
 nvmlDeviceGetArchitecture|nvmlDeviceGetArchitecture||int32_t|uintptr_t,void *||
 nvmlDeviceGetAttributes|nvmlDeviceGetAttributes_v2||int32_t|uintptr_t,void *||
@@ -46,7 +46,7 @@ nvmlDeviceGetConfComputeGpuAttestationReport|nvmlDeviceGetConfComputeGpuAttestat
 nvmlDeviceGetConfComputeGpuCertificate|nvmlDeviceGetConfComputeGpuCertificate||int32_t|uintptr_t,void *||
 nvmlDeviceGetConfComputeMemSizeInfo|nvmlDeviceGetConfComputeMemSizeInfo||int32_t|uintptr_t,void *||
 nvmlDeviceGetConfComputeProtectedMemoryUsage|nvmlDeviceGetConfComputeProtectedMemoryUsage||int32_t|uintptr_t,void *||
-nvmlDeviceGetCoolerInfo|nvmlDeviceGetCoolerInfo||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceGetCoolerInfo|nvmlDeviceGetCoolerInfo||int32_t|uintptr_t,void *||
 nvmlDeviceGetCount|nvmlDeviceGetCount_v2||int32_t|void *||
 nvmlDeviceGetCpuAffinity|nvmlDeviceGetCpuAffinity||int32_t|uintptr_t,uint32_t,void *||
 nvmlDeviceGetCpuAffinityWithinScope|nvmlDeviceGetCpuAffinityWithinScope||int32_t|uintptr_t,uint32_t,void *,uint32_t||
@@ -54,7 +54,7 @@ nvmlDeviceGetCreatableVgpus|nvmlDeviceGetCreatableVgpus||int32_t|uintptr_t,void 
 nvmlDeviceGetCudaComputeCapability|nvmlDeviceGetCudaComputeCapability||int32_t|uintptr_t,void *,void *||
 nvmlDeviceGetCurrPcieLinkGeneration|nvmlDeviceGetCurrPcieLinkGeneration||int32_t|uintptr_t,void *||
 nvmlDeviceGetCurrPcieLinkWidth|nvmlDeviceGetCurrPcieLinkWidth||int32_t|uintptr_t,void *||
-nvmlDeviceGetCurrentClockFreqs|nvmlDeviceGetCurrentClockFreqs||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceGetCurrentClockFreqs|nvmlDeviceGetCurrentClockFreqs||int32_t|uintptr_t,void *||
 nvmlDeviceGetCurrentClocksEventReasons|nvmlDeviceGetCurrentClocksEventReasons||int32_t|uintptr_t,void *||
 nvmlDeviceGetCurrentClocksThrottleReasons|nvmlDeviceGetCurrentClocksThrottleReasons||int32_t|uintptr_t,void *||
 nvmlDeviceGetDecoderUtilization|nvmlDeviceGetDecoderUtilization||int32_t|uintptr_t,void *,void *||
@@ -64,7 +64,7 @@ nvmlDeviceGetDetailedEccErrors|nvmlDeviceGetDetailedEccErrors||int32_t|uintptr_t
 nvmlDeviceGetDeviceHandleFromMigDeviceHandle|nvmlDeviceGetDeviceHandleFromMigDeviceHandle||int32_t|uintptr_t,void *||
 nvmlDeviceGetDisplayActive|nvmlDeviceGetDisplayActive||int32_t|uintptr_t,void *||
 nvmlDeviceGetDisplayMode|nvmlDeviceGetDisplayMode||int32_t|uintptr_t,void *||
-nvmlDeviceGetDramEncryptionMode|nvmlDeviceGetDramEncryptionMode||int32_t|uintptr_t,void *,void *|13.0|
+nvmlDeviceGetDramEncryptionMode|nvmlDeviceGetDramEncryptionMode||int32_t|uintptr_t,void *,void *||
 nvmlDeviceGetDriverModel|nvmlDeviceGetDriverModel_v2||int32_t|uintptr_t,void *,void *||
 nvmlDeviceGetDynamicPstatesInfo|nvmlDeviceGetDynamicPstatesInfo||int32_t|uintptr_t,void *||
 nvmlDeviceGetEccMode|nvmlDeviceGetEccMode||int32_t|uintptr_t,void *,void *||
@@ -77,7 +77,7 @@ nvmlDeviceGetFBCSessions|nvmlDeviceGetFBCSessions||int32_t|uintptr_t,void *,void
 nvmlDeviceGetFBCStats|nvmlDeviceGetFBCStats||int32_t|uintptr_t,void *||
 nvmlDeviceGetFanControlPolicy_v2|nvmlDeviceGetFanControlPolicy_v2||int32_t|uintptr_t,uint32_t,void *||
 nvmlDeviceGetFanSpeed|nvmlDeviceGetFanSpeed||int32_t|uintptr_t,void *||
-nvmlDeviceGetFanSpeedRPM|nvmlDeviceGetFanSpeedRPM||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceGetFanSpeedRPM|nvmlDeviceGetFanSpeedRPM||int32_t|uintptr_t,void *||
 nvmlDeviceGetFanSpeed_v2|nvmlDeviceGetFanSpeed_v2||int32_t|uintptr_t,uint32_t,void *||
 nvmlDeviceGetFieldValues|nvmlDeviceGetFieldValues||int32_t|uintptr_t,int32_t,void *||
 nvmlDeviceGetGpcClkMinMaxVfOffset|nvmlDeviceGetGpcClkMinMaxVfOffset||int32_t|uintptr_t,void *,void *||
@@ -88,7 +88,7 @@ nvmlDeviceGetGpuInstanceById|nvmlDeviceGetGpuInstanceById||int32_t|uintptr_t,uin
 nvmlDeviceGetGpuInstanceId|nvmlDeviceGetGpuInstanceId||int32_t|uintptr_t,void *||
 nvmlDeviceGetGpuInstancePossiblePlacements|nvmlDeviceGetGpuInstancePossiblePlacements_v2||int32_t|uintptr_t,uint32_t,void *,void *||
 nvmlDeviceGetGpuInstanceProfileInfo|nvmlDeviceGetGpuInstanceProfileInfo||int32_t|uintptr_t,uint32_t,void *||
-nvmlDeviceGetGpuInstanceProfileInfoByIdV|nvmlDeviceGetGpuInstanceProfileInfoByIdV||int32_t|uintptr_t,uint32_t,void *|13.0|
+nvmlDeviceGetGpuInstanceProfileInfoByIdV|nvmlDeviceGetGpuInstanceProfileInfoByIdV||int32_t|uintptr_t,uint32_t,void *||
 nvmlDeviceGetGpuInstanceProfileInfoV|nvmlDeviceGetGpuInstanceProfileInfoV||int32_t|uintptr_t,uint32_t,void *||
 nvmlDeviceGetGpuInstanceRemainingCapacity|nvmlDeviceGetGpuInstanceRemainingCapacity||int32_t|uintptr_t,uint32_t,void *||
 nvmlDeviceGetGpuInstances|nvmlDeviceGetGpuInstances||int32_t|uintptr_t,uint32_t,void *,void *||
@@ -102,9 +102,9 @@ nvmlDeviceGetHandleByIndex|nvmlDeviceGetHandleByIndex_v2||int32_t|uint32_t,void 
 nvmlDeviceGetHandleByPciBusId|nvmlDeviceGetHandleByPciBusId_v2||int32_t|const char *,void *||
 nvmlDeviceGetHandleBySerial|nvmlDeviceGetHandleBySerial||int32_t|const char *,void *||
 nvmlDeviceGetHandleByUUID|nvmlDeviceGetHandleByUUID||int32_t|const char *,void *||
-nvmlDeviceGetHandleByUUIDV|nvmlDeviceGetHandleByUUIDV||int32_t|void *,void *|13.0|
+nvmlDeviceGetHandleByUUIDV|nvmlDeviceGetHandleByUUIDV||int32_t|void *,void *||
 nvmlDeviceGetHostVgpuMode|nvmlDeviceGetHostVgpuMode||int32_t|uintptr_t,void *||
-nvmlDeviceGetHostname_v1|nvmlDeviceGetHostname_v1||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceGetHostname_v1|nvmlDeviceGetHostname_v1||int32_t|uintptr_t,void *||
 nvmlDeviceGetIndex|nvmlDeviceGetIndex||int32_t|uintptr_t,void *||
 nvmlDeviceGetInforomConfigurationChecksum|nvmlDeviceGetInforomConfigurationChecksum||int32_t|uintptr_t,void *||
 nvmlDeviceGetInforomImageVersion|nvmlDeviceGetInforomImageVersion||int32_t|uintptr_t,void *,uint32_t||
@@ -113,7 +113,7 @@ nvmlDeviceGetIrqNum|nvmlDeviceGetIrqNum||int32_t|uintptr_t,void *||
 nvmlDeviceGetJpgUtilization|nvmlDeviceGetJpgUtilization||int32_t|uintptr_t,void *,void *||
 nvmlDeviceGetLastBBXFlushTime|nvmlDeviceGetLastBBXFlushTime||int32_t|uintptr_t,void *,void *||
 nvmlDeviceGetMPSComputeRunningProcesses|nvmlDeviceGetMPSComputeRunningProcesses_v3||int32_t|uintptr_t,void *,void *||
-nvmlDeviceGetMarginTemperature|nvmlDeviceGetMarginTemperature||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceGetMarginTemperature|nvmlDeviceGetMarginTemperature||int32_t|uintptr_t,void *||
 nvmlDeviceGetMaxClockInfo|nvmlDeviceGetMaxClockInfo||int32_t|uintptr_t,int32_t,void *||
 nvmlDeviceGetMaxCustomerBoostClock|nvmlDeviceGetMaxCustomerBoostClock||int32_t|uintptr_t,int32_t,void *||
 nvmlDeviceGetMaxMigDeviceCount|nvmlDeviceGetMaxMigDeviceCount||int32_t|uintptr_t,void *||
@@ -139,15 +139,15 @@ nvmlDeviceGetNumGpuCores|nvmlDeviceGetNumGpuCores||int32_t|uintptr_t,void *||
 nvmlDeviceGetNumaNodeId|nvmlDeviceGetNumaNodeId||int32_t|uintptr_t,void *||
 nvmlDeviceGetNvLinkCapability|nvmlDeviceGetNvLinkCapability||int32_t|uintptr_t,uint32_t,int32_t,void *||
 nvmlDeviceGetNvLinkErrorCounter|nvmlDeviceGetNvLinkErrorCounter||int32_t|uintptr_t,uint32_t,int32_t,void *||
-nvmlDeviceGetNvLinkInfo|nvmlDeviceGetNvLinkInfo||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceGetNvLinkInfo|nvmlDeviceGetNvLinkInfo||int32_t|uintptr_t,void *||
 nvmlDeviceGetNvLinkRemoteDeviceType|nvmlDeviceGetNvLinkRemoteDeviceType||int32_t|uintptr_t,uint32_t,void *||
 nvmlDeviceGetNvLinkRemotePciInfo|nvmlDeviceGetNvLinkRemotePciInfo_v2||int32_t|uintptr_t,uint32_t,void *||
 nvmlDeviceGetNvLinkState|nvmlDeviceGetNvLinkState||int32_t|uintptr_t,uint32_t,void *||
 nvmlDeviceGetNvLinkUtilizationControl|nvmlDeviceGetNvLinkUtilizationControl||int32_t|uintptr_t,uint32_t,uint32_t,void *||
 nvmlDeviceGetNvLinkUtilizationCounter|nvmlDeviceGetNvLinkUtilizationCounter||int32_t|uintptr_t,uint32_t,uint32_t,void *,void *||
 nvmlDeviceGetNvLinkVersion|nvmlDeviceGetNvLinkVersion||int32_t|uintptr_t,uint32_t,void *||
-nvmlDeviceGetNvlinkBwMode|nvmlDeviceGetNvlinkBwMode||int32_t|uintptr_t,void *|13.0|
-nvmlDeviceGetNvlinkSupportedBwModes|nvmlDeviceGetNvlinkSupportedBwModes||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceGetNvlinkBwMode|nvmlDeviceGetNvlinkBwMode||int32_t|uintptr_t,void *||
+nvmlDeviceGetNvlinkSupportedBwModes|nvmlDeviceGetNvlinkSupportedBwModes||int32_t|uintptr_t,void *||
 nvmlDeviceGetOfaUtilization|nvmlDeviceGetOfaUtilization||int32_t|uintptr_t,void *,void *||
 nvmlDeviceGetP2PStatus|nvmlDeviceGetP2PStatus||int32_t|uintptr_t,uintptr_t,int32_t,void *||
 nvmlDeviceGetPciInfo|nvmlDeviceGetPciInfo_v3||int32_t|uintptr_t,void *||
@@ -156,24 +156,24 @@ nvmlDeviceGetPcieLinkMaxSpeed|nvmlDeviceGetPcieLinkMaxSpeed||int32_t|uintptr_t,v
 nvmlDeviceGetPcieReplayCounter|nvmlDeviceGetPcieReplayCounter||int32_t|uintptr_t,void *||
 nvmlDeviceGetPcieSpeed|nvmlDeviceGetPcieSpeed||int32_t|uintptr_t,void *||
 nvmlDeviceGetPcieThroughput|nvmlDeviceGetPcieThroughput||int32_t|uintptr_t,int32_t,void *||
-nvmlDeviceGetPdi|nvmlDeviceGetPdi||int32_t|uintptr_t,void *|13.0|
-nvmlDeviceGetPerformanceModes|nvmlDeviceGetPerformanceModes||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceGetPdi|nvmlDeviceGetPdi||int32_t|uintptr_t,void *||
+nvmlDeviceGetPerformanceModes|nvmlDeviceGetPerformanceModes||int32_t|uintptr_t,void *||
 nvmlDeviceGetPerformanceState|nvmlDeviceGetPerformanceState||int32_t|uintptr_t,void *||
 nvmlDeviceGetPersistenceMode|nvmlDeviceGetPersistenceMode||int32_t|uintptr_t,void *||
 nvmlDeviceGetPgpuMetadataString|nvmlDeviceGetPgpuMetadataString||int32_t|uintptr_t,void *,void *||
-nvmlDeviceGetPlatformInfo|nvmlDeviceGetPlatformInfo||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceGetPlatformInfo|nvmlDeviceGetPlatformInfo||int32_t|uintptr_t,void *||
 nvmlDeviceGetPowerManagementDefaultLimit|nvmlDeviceGetPowerManagementDefaultLimit||int32_t|uintptr_t,void *||
 nvmlDeviceGetPowerManagementLimit|nvmlDeviceGetPowerManagementLimit||int32_t|uintptr_t,void *||
 nvmlDeviceGetPowerManagementLimitConstraints|nvmlDeviceGetPowerManagementLimitConstraints||int32_t|uintptr_t,void *,void *||
 nvmlDeviceGetPowerManagementMode|nvmlDeviceGetPowerManagementMode||int32_t|uintptr_t,void *||
-nvmlDeviceGetPowerMizerMode_v1|nvmlDeviceGetPowerMizerMode_v1||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceGetPowerMizerMode_v1|nvmlDeviceGetPowerMizerMode_v1||int32_t|uintptr_t,void *||
 nvmlDeviceGetPowerSource|nvmlDeviceGetPowerSource||int32_t|uintptr_t,void *||
 nvmlDeviceGetPowerState|nvmlDeviceGetPowerState||int32_t|uintptr_t,void *||
 nvmlDeviceGetPowerUsage|nvmlDeviceGetPowerUsage||int32_t|uintptr_t,void *||
 nvmlDeviceGetProcessUtilization|nvmlDeviceGetProcessUtilization||int32_t|uintptr_t,void *,void *,uint64_t||
 nvmlDeviceGetProcessesUtilizationInfo|nvmlDeviceGetProcessesUtilizationInfo||int32_t|uintptr_t,void *||
 nvmlDeviceGetRemappedRows|nvmlDeviceGetRemappedRows||int32_t|uintptr_t,void *,void *,void *,void *||
-nvmlDeviceGetRepairStatus|nvmlDeviceGetRepairStatus||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceGetRepairStatus|nvmlDeviceGetRepairStatus||int32_t|uintptr_t,void *||
 nvmlDeviceGetRetiredPages|nvmlDeviceGetRetiredPages||int32_t|uintptr_t,int32_t,void *,void *||
 nvmlDeviceGetRetiredPagesPendingStatus|nvmlDeviceGetRetiredPagesPendingStatus||int32_t|uintptr_t,void *||
 nvmlDeviceGetRetiredPages_v2|nvmlDeviceGetRetiredPages_v2||int32_t|uintptr_t,int32_t,void *,void *,void *||
@@ -182,7 +182,7 @@ nvmlDeviceGetRunningProcessDetailList|nvmlDeviceGetRunningProcessDetailList||int
 nvmlDeviceGetSamples|nvmlDeviceGetSamples||int32_t|uintptr_t,int32_t,uint64_t,void *,void *,void *||
 nvmlDeviceGetSerial|nvmlDeviceGetSerial||int32_t|uintptr_t,void *,uint32_t||
 nvmlDeviceGetSramEccErrorStatus|nvmlDeviceGetSramEccErrorStatus||int32_t|uintptr_t,void *||
-nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts|nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts|nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts||int32_t|uintptr_t,void *||
 nvmlDeviceGetSupportedClocksEventReasons|nvmlDeviceGetSupportedClocksEventReasons||int32_t|uintptr_t,void *||
 nvmlDeviceGetSupportedClocksThrottleReasons|nvmlDeviceGetSupportedClocksThrottleReasons||int32_t|uintptr_t,void *||
 nvmlDeviceGetSupportedEventTypes|nvmlDeviceGetSupportedEventTypes||int32_t|uintptr_t,void *||
@@ -193,7 +193,7 @@ nvmlDeviceGetSupportedVgpus|nvmlDeviceGetSupportedVgpus||int32_t|uintptr_t,void 
 nvmlDeviceGetTargetFanSpeed|nvmlDeviceGetTargetFanSpeed||int32_t|uintptr_t,uint32_t,void *||
 nvmlDeviceGetTemperature|nvmlDeviceGetTemperature||int32_t|uintptr_t,int32_t,void *||
 nvmlDeviceGetTemperatureThreshold|nvmlDeviceGetTemperatureThreshold||int32_t|uintptr_t,int32_t,void *||
-nvmlDeviceGetTemperatureV|nvmlDeviceGetTemperatureV||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceGetTemperatureV|nvmlDeviceGetTemperatureV||int32_t|uintptr_t,void *||
 nvmlDeviceGetThermalSettings|nvmlDeviceGetThermalSettings||int32_t|uintptr_t,uint32_t,void *||
 nvmlDeviceGetTopologyCommonAncestor|nvmlDeviceGetTopologyCommonAncestor||int32_t|uintptr_t,uintptr_t,void *||
 nvmlDeviceGetTopologyNearestGpus|nvmlDeviceGetTopologyNearestGpus||int32_t|uintptr_t,int32_t,void *,void *||
@@ -219,11 +219,11 @@ nvmlDeviceGetVirtualizationMode|nvmlDeviceGetVirtualizationMode||int32_t|uintptr
 nvmlDeviceIsMigDeviceHandle|nvmlDeviceIsMigDeviceHandle||int32_t|uintptr_t,void *||
 nvmlDeviceModifyDrainState|nvmlDeviceModifyDrainState||int32_t|void *,int32_t||
 nvmlDeviceOnSameBoard|nvmlDeviceOnSameBoard||int32_t|uintptr_t,uintptr_t,void *||
-nvmlDevicePowerSmoothingActivatePresetProfile|nvmlDevicePowerSmoothingActivatePresetProfile||int32_t|uintptr_t,void *|13.0|
-nvmlDevicePowerSmoothingSetState|nvmlDevicePowerSmoothingSetState||int32_t|uintptr_t,void *|13.0|
-nvmlDevicePowerSmoothingUpdatePresetProfileParam|nvmlDevicePowerSmoothingUpdatePresetProfileParam||int32_t|uintptr_t,void *|13.0|
+nvmlDevicePowerSmoothingActivatePresetProfile|nvmlDevicePowerSmoothingActivatePresetProfile||int32_t|uintptr_t,void *||
+nvmlDevicePowerSmoothingSetState|nvmlDevicePowerSmoothingSetState||int32_t|uintptr_t,void *||
+nvmlDevicePowerSmoothingUpdatePresetProfileParam|nvmlDevicePowerSmoothingUpdatePresetProfileParam||int32_t|uintptr_t,void *||
 nvmlDeviceQueryDrainState|nvmlDeviceQueryDrainState||int32_t|void *,void *||
-nvmlDeviceReadWritePRM_v1|nvmlDeviceReadWritePRM_v1||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceReadWritePRM_v1|nvmlDeviceReadWritePRM_v1||int32_t|uintptr_t,void *||
 nvmlDeviceRegisterEvents|nvmlDeviceRegisterEvents||int32_t|uintptr_t,uint64_t,uintptr_t||
 nvmlDeviceRemoveGpu|nvmlDeviceRemoveGpu_v2||int32_t|void *,int32_t,int32_t||
 nvmlDeviceResetApplicationsClocks|nvmlDeviceResetApplicationsClocks||int32_t|uintptr_t||
@@ -241,7 +241,7 @@ nvmlDeviceSetConfComputeUnprotectedMemSize|nvmlDeviceSetConfComputeUnprotectedMe
 nvmlDeviceSetCpuAffinity|nvmlDeviceSetCpuAffinity||int32_t|uintptr_t||
 nvmlDeviceSetDefaultAutoBoostedClocksEnabled|nvmlDeviceSetDefaultAutoBoostedClocksEnabled||int32_t|uintptr_t,int32_t,uint32_t||
 nvmlDeviceSetDefaultFanSpeed_v2|nvmlDeviceSetDefaultFanSpeed_v2||int32_t|uintptr_t,uint32_t||
-nvmlDeviceSetDramEncryptionMode|nvmlDeviceSetDramEncryptionMode||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceSetDramEncryptionMode|nvmlDeviceSetDramEncryptionMode||int32_t|uintptr_t,void *||
 nvmlDeviceSetDriverModel|nvmlDeviceSetDriverModel||int32_t|uintptr_t,int32_t,uint32_t||
 nvmlDeviceSetEccMode|nvmlDeviceSetEccMode||int32_t|uintptr_t,int32_t||
 nvmlDeviceSetFanControlPolicy|nvmlDeviceSetFanControlPolicy||int32_t|uintptr_t,uint32_t,uint32_t||
@@ -249,27 +249,27 @@ nvmlDeviceSetFanSpeed_v2|nvmlDeviceSetFanSpeed_v2||int32_t|uintptr_t,uint32_t,ui
 nvmlDeviceSetGpcClkVfOffset|nvmlDeviceSetGpcClkVfOffset||int32_t|uintptr_t,int32_t||
 nvmlDeviceSetGpuLockedClocks|nvmlDeviceSetGpuLockedClocks||int32_t|uintptr_t,uint32_t,uint32_t||
 nvmlDeviceSetGpuOperationMode|nvmlDeviceSetGpuOperationMode||int32_t|uintptr_t,int32_t||
-nvmlDeviceSetHostname_v1|nvmlDeviceSetHostname_v1||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceSetHostname_v1|nvmlDeviceSetHostname_v1||int32_t|uintptr_t,void *||
 nvmlDeviceSetMemClkVfOffset|nvmlDeviceSetMemClkVfOffset||int32_t|uintptr_t,int32_t||
 nvmlDeviceSetMemoryLockedClocks|nvmlDeviceSetMemoryLockedClocks||int32_t|uintptr_t,uint32_t,uint32_t||
 nvmlDeviceSetMigMode|nvmlDeviceSetMigMode||int32_t|uintptr_t,uint32_t,void *||
 nvmlDeviceSetNvLinkDeviceLowPowerThreshold|nvmlDeviceSetNvLinkDeviceLowPowerThreshold||int32_t|uintptr_t,void *||
 nvmlDeviceSetNvLinkUtilizationControl|nvmlDeviceSetNvLinkUtilizationControl||int32_t|uintptr_t,uint32_t,uint32_t,void *,uint32_t||
-nvmlDeviceSetNvlinkBwMode|nvmlDeviceSetNvlinkBwMode||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceSetNvlinkBwMode|nvmlDeviceSetNvlinkBwMode||int32_t|uintptr_t,void *||
 nvmlDeviceSetPersistenceMode|nvmlDeviceSetPersistenceMode||int32_t|uintptr_t,int32_t||
 nvmlDeviceSetPowerManagementLimit|nvmlDeviceSetPowerManagementLimit||int32_t|uintptr_t,uint32_t||
 nvmlDeviceSetPowerManagementLimit_v2|nvmlDeviceSetPowerManagementLimit_v2||int32_t|uintptr_t,void *||
-nvmlDeviceSetPowerMizerMode_v1|nvmlDeviceSetPowerMizerMode_v1||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceSetPowerMizerMode_v1|nvmlDeviceSetPowerMizerMode_v1||int32_t|uintptr_t,void *||
 nvmlDeviceSetTemperatureThreshold|nvmlDeviceSetTemperatureThreshold||int32_t|uintptr_t,int32_t,void *||
 nvmlDeviceSetVgpuCapabilities|nvmlDeviceSetVgpuCapabilities||int32_t|uintptr_t,int32_t,int32_t||
 nvmlDeviceSetVgpuHeterogeneousMode|nvmlDeviceSetVgpuHeterogeneousMode||int32_t|uintptr_t,void *||
 nvmlDeviceSetVgpuSchedulerState|nvmlDeviceSetVgpuSchedulerState||int32_t|uintptr_t,void *||
 nvmlDeviceSetVirtualizationMode|nvmlDeviceSetVirtualizationMode||int32_t|uintptr_t,int32_t||
 nvmlDeviceValidateInforom|nvmlDeviceValidateInforom||int32_t|uintptr_t||
-nvmlDeviceWorkloadPowerProfileClearRequestedProfiles|nvmlDeviceWorkloadPowerProfileClearRequestedProfiles||int32_t|uintptr_t,void *|13.0|
-nvmlDeviceWorkloadPowerProfileGetCurrentProfiles|nvmlDeviceWorkloadPowerProfileGetCurrentProfiles||int32_t|uintptr_t,void *|13.0|
-nvmlDeviceWorkloadPowerProfileGetProfilesInfo|nvmlDeviceWorkloadPowerProfileGetProfilesInfo||int32_t|uintptr_t,void *|13.0|
-nvmlDeviceWorkloadPowerProfileSetRequestedProfiles|nvmlDeviceWorkloadPowerProfileSetRequestedProfiles||int32_t|uintptr_t,void *|13.0|
+nvmlDeviceWorkloadPowerProfileClearRequestedProfiles|nvmlDeviceWorkloadPowerProfileClearRequestedProfiles||int32_t|uintptr_t,void *||
+nvmlDeviceWorkloadPowerProfileGetCurrentProfiles|nvmlDeviceWorkloadPowerProfileGetCurrentProfiles||int32_t|uintptr_t,void *||
+nvmlDeviceWorkloadPowerProfileGetProfilesInfo|nvmlDeviceWorkloadPowerProfileGetProfilesInfo||int32_t|uintptr_t,void *||
+nvmlDeviceWorkloadPowerProfileSetRequestedProfiles|nvmlDeviceWorkloadPowerProfileSetRequestedProfiles||int32_t|uintptr_t,void *||
 nvmlErrorString|nvmlErrorString||const char *|int32_t||
 nvmlEventSetCreate|nvmlEventSetCreate||int32_t|void *||
 nvmlEventSetFree|nvmlEventSetFree||int32_t|uintptr_t||
@@ -290,28 +290,28 @@ nvmlGpmSetStreamingEnabled|nvmlGpmSetStreamingEnabled||int32_t|uintptr_t,uint32_
 nvmlGpuInstanceCreateComputeInstance|nvmlGpuInstanceCreateComputeInstance||int32_t|uintptr_t,uint32_t,void *||
 nvmlGpuInstanceCreateComputeInstanceWithPlacement|nvmlGpuInstanceCreateComputeInstanceWithPlacement||int32_t|uintptr_t,uint32_t,void *,void *||
 nvmlGpuInstanceDestroy|nvmlGpuInstanceDestroy||int32_t|uintptr_t||
-nvmlGpuInstanceGetActiveVgpus|nvmlGpuInstanceGetActiveVgpus||int32_t|uintptr_t,void *|13.0|
+nvmlGpuInstanceGetActiveVgpus|nvmlGpuInstanceGetActiveVgpus||int32_t|uintptr_t,void *||
 nvmlGpuInstanceGetComputeInstanceById|nvmlGpuInstanceGetComputeInstanceById||int32_t|uintptr_t,uint32_t,void *||
 nvmlGpuInstanceGetComputeInstancePossiblePlacements|nvmlGpuInstanceGetComputeInstancePossiblePlacements||int32_t|uintptr_t,uint32_t,void *,void *||
 nvmlGpuInstanceGetComputeInstanceProfileInfo|nvmlGpuInstanceGetComputeInstanceProfileInfo||int32_t|uintptr_t,uint32_t,uint32_t,void *||
 nvmlGpuInstanceGetComputeInstanceProfileInfoV|nvmlGpuInstanceGetComputeInstanceProfileInfoV||int32_t|uintptr_t,uint32_t,uint32_t,void *||
 nvmlGpuInstanceGetComputeInstanceRemainingCapacity|nvmlGpuInstanceGetComputeInstanceRemainingCapacity||int32_t|uintptr_t,uint32_t,void *||
 nvmlGpuInstanceGetComputeInstances|nvmlGpuInstanceGetComputeInstances||int32_t|uintptr_t,uint32_t,void *,void *||
-nvmlGpuInstanceGetCreatableVgpus|nvmlGpuInstanceGetCreatableVgpus||int32_t|uintptr_t,void *|13.0|
+nvmlGpuInstanceGetCreatableVgpus|nvmlGpuInstanceGetCreatableVgpus||int32_t|uintptr_t,void *||
 nvmlGpuInstanceGetInfo|nvmlGpuInstanceGetInfo||int32_t|uintptr_t,void *||
-nvmlGpuInstanceGetVgpuHeterogeneousMode|nvmlGpuInstanceGetVgpuHeterogeneousMode||int32_t|uintptr_t,void *|13.0|
-nvmlGpuInstanceGetVgpuSchedulerLog|nvmlGpuInstanceGetVgpuSchedulerLog||int32_t|uintptr_t,void *|13.0|
-nvmlGpuInstanceGetVgpuSchedulerState|nvmlGpuInstanceGetVgpuSchedulerState||int32_t|uintptr_t,void *|13.0|
-nvmlGpuInstanceGetVgpuTypeCreatablePlacements|nvmlGpuInstanceGetVgpuTypeCreatablePlacements||int32_t|uintptr_t,void *|13.0|
-nvmlGpuInstanceSetVgpuHeterogeneousMode|nvmlGpuInstanceSetVgpuHeterogeneousMode||int32_t|uintptr_t,void *|13.0|
-nvmlGpuInstanceSetVgpuSchedulerState|nvmlGpuInstanceSetVgpuSchedulerState||int32_t|uintptr_t,void *|13.0|
+nvmlGpuInstanceGetVgpuHeterogeneousMode|nvmlGpuInstanceGetVgpuHeterogeneousMode||int32_t|uintptr_t,void *||
+nvmlGpuInstanceGetVgpuSchedulerLog|nvmlGpuInstanceGetVgpuSchedulerLog||int32_t|uintptr_t,void *||
+nvmlGpuInstanceGetVgpuSchedulerState|nvmlGpuInstanceGetVgpuSchedulerState||int32_t|uintptr_t,void *||
+nvmlGpuInstanceGetVgpuTypeCreatablePlacements|nvmlGpuInstanceGetVgpuTypeCreatablePlacements||int32_t|uintptr_t,void *||
+nvmlGpuInstanceSetVgpuHeterogeneousMode|nvmlGpuInstanceSetVgpuHeterogeneousMode||int32_t|uintptr_t,void *||
+nvmlGpuInstanceSetVgpuSchedulerState|nvmlGpuInstanceSetVgpuSchedulerState||int32_t|uintptr_t,void *||
 nvmlInit|nvmlInit_v2||int32_t|||
 nvmlInitWithFlags|nvmlInitWithFlags||int32_t|uint32_t||
 nvmlSetVgpuVersion|nvmlSetVgpuVersion||int32_t|void *||
 nvmlShutdown|nvmlShutdown||int32_t|||
-nvmlSystemEventSetCreate|nvmlSystemEventSetCreate||int32_t|void *|13.0|
-nvmlSystemEventSetFree|nvmlSystemEventSetFree||int32_t|void *|13.0|
-nvmlSystemEventSetWait|nvmlSystemEventSetWait||int32_t|void *|13.0|
+nvmlSystemEventSetCreate|nvmlSystemEventSetCreate||int32_t|void *||
+nvmlSystemEventSetFree|nvmlSystemEventSetFree||int32_t|void *||
+nvmlSystemEventSetWait|nvmlSystemEventSetWait||int32_t|void *||
 nvmlSystemGetConfComputeCapabilities|nvmlSystemGetConfComputeCapabilities||int32_t|void *||
 nvmlSystemGetConfComputeGpusReadyState|nvmlSystemGetConfComputeGpusReadyState||int32_t|void *||
 nvmlSystemGetConfComputeKeyRotationThresholdInfo|nvmlSystemGetConfComputeKeyRotationThresholdInfo||int32_t|void *||
@@ -326,7 +326,7 @@ nvmlSystemGetNVMLVersion|nvmlSystemGetNVMLVersion||int32_t|void *,uint32_t||
 nvmlSystemGetNvlinkBwMode|nvmlSystemGetNvlinkBwMode||int32_t|void *||
 nvmlSystemGetProcessName|nvmlSystemGetProcessName||int32_t|uint32_t,void *,uint32_t||
 nvmlSystemGetTopologyGpuSet|nvmlSystemGetTopologyGpuSet||int32_t|uint32_t,void *,void *||
-nvmlSystemRegisterEvents|nvmlSystemRegisterEvents||int32_t|void *|13.0|
+nvmlSystemRegisterEvents|nvmlSystemRegisterEvents||int32_t|void *||
 nvmlSystemSetConfComputeGpusReadyState|nvmlSystemSetConfComputeGpusReadyState||int32_t|uint32_t||
 nvmlSystemSetConfComputeKeyRotationThresholdInfo|nvmlSystemSetConfComputeKeyRotationThresholdInfo||int32_t|void *||
 nvmlSystemSetNvlinkBwMode|nvmlSystemSetNvlinkBwMode||int32_t|uint32_t||
@@ -358,7 +358,7 @@ nvmlVgpuInstanceGetLicenseStatus|nvmlVgpuInstanceGetLicenseStatus||int32_t|uint3
 nvmlVgpuInstanceGetMdevUUID|nvmlVgpuInstanceGetMdevUUID||int32_t|uint32_t,void *,uint32_t||
 nvmlVgpuInstanceGetMetadata|nvmlVgpuInstanceGetMetadata||int32_t|uint32_t,void *,void *||
 nvmlVgpuInstanceGetPlacementId|nvmlVgpuInstanceGetPlacementId||int32_t|uint32_t,void *||
-nvmlVgpuInstanceGetRuntimeStateSize|nvmlVgpuInstanceGetRuntimeStateSize||int32_t|uint32_t,void *|13.0|
+nvmlVgpuInstanceGetRuntimeStateSize|nvmlVgpuInstanceGetRuntimeStateSize||int32_t|uint32_t,void *||
 nvmlVgpuInstanceGetType|nvmlVgpuInstanceGetType||int32_t|uint32_t,void *||
 nvmlVgpuInstanceGetUUID|nvmlVgpuInstanceGetUUID||int32_t|uint32_t,void *,uint32_t||
 nvmlVgpuInstanceGetVmDriverVersion|nvmlVgpuInstanceGetVmDriverVersion||int32_t|uint32_t,void *,uint32_t||
@@ -375,7 +375,7 @@ nvmlVgpuTypeGetGpuInstanceProfileId|nvmlVgpuTypeGetGpuInstanceProfileId||int32_t
 nvmlVgpuTypeGetGspHeapSize|nvmlVgpuTypeGetGspHeapSize||int32_t|uint32_t,void *||
 nvmlVgpuTypeGetLicense|nvmlVgpuTypeGetLicense||int32_t|uint32_t,void *,uint32_t||
 nvmlVgpuTypeGetMaxInstances|nvmlVgpuTypeGetMaxInstances||int32_t|uintptr_t,uint32_t,void *||
-nvmlVgpuTypeGetMaxInstancesPerGpuInstance|nvmlVgpuTypeGetMaxInstancesPerGpuInstance||int32_t|void *|13.0|
+nvmlVgpuTypeGetMaxInstancesPerGpuInstance|nvmlVgpuTypeGetMaxInstancesPerGpuInstance||int32_t|void *||
 nvmlVgpuTypeGetMaxInstancesPerVm|nvmlVgpuTypeGetMaxInstancesPerVm||int32_t|uint32_t,void *||
 nvmlVgpuTypeGetName|nvmlVgpuTypeGetName||int32_t|uint32_t,void *,void *||
 nvmlVgpuTypeGetNumDisplayHeads|nvmlVgpuTypeGetNumDisplayHeads||int32_t|uint32_t,void *||

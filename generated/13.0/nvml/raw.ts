@@ -191,7 +191,7 @@ export declare const nvmlDeviceGetActiveVgpus: typeof DeviceDiscover_DeviceGetAc
 /** `nvmlReturn_t nvmlDeviceGetAdaptiveClockInfoStatus(nvmlDevice_t device, unsigned int *adaptiveClockStatus)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetAdaptiveClockInfoStatus: typeof DeviceGetAdaptive_DeviceGetBoard.nvmlDeviceGetAdaptiveClockInfoStatus;
-/** `nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetAddressingMode(nvmlDevice_t device, nvmlDeviceAddressingMode_t *mode)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetAddressingMode: typeof DeviceGetAdaptive_DeviceGetBoard.nvmlDeviceGetAddressingMode;
 /** `nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t clockType, unsigned int *clockMHz)` · nvml.h · CUDA 13.0
@@ -263,7 +263,7 @@ export declare const nvmlDeviceGetConfComputeMemSizeInfo: typeof DeviceGetComput
 /** `nvmlReturn_t nvmlDeviceGetConfComputeProtectedMemoryUsage(nvmlDevice_t device, nvmlMemory_t *memory)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetConfComputeProtectedMemoryUsage: typeof DeviceGetCompute_DeviceGetCooler.nvmlDeviceGetConfComputeProtectedMemoryUsage;
-/** `nvmlReturn_t nvmlDeviceGetCoolerInfo(nvmlDevice_t device, nvmlCoolerInfo_t *coolerInfo)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetCoolerInfo(nvmlDevice_t device, nvmlCoolerInfo_t *coolerInfo)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetCoolerInfo: typeof DeviceGetCompute_DeviceGetCooler.nvmlDeviceGetCoolerInfo;
 /** `nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)` · nvml.h · CUDA 13.0
@@ -287,7 +287,7 @@ export declare const nvmlDeviceGetCurrPcieLinkGeneration: typeof DeviceGetCount_
 /** `nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *currLinkWidth)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetCurrPcieLinkWidth: typeof DeviceGetCount_DeviceGetCurrent.nvmlDeviceGetCurrPcieLinkWidth;
-/** `nvmlReturn_t nvmlDeviceGetCurrentClockFreqs(nvmlDevice_t device, nvmlDeviceCurrentClockFreqs_t *currentClockFreqs)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetCurrentClockFreqs(nvmlDevice_t device, nvmlDeviceCurrentClockFreqs_t *currentClockFreqs)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetCurrentClockFreqs: typeof DeviceGetCount_DeviceGetCurrent.nvmlDeviceGetCurrentClockFreqs;
 /** `nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *clocksEventReasons)` · nvml.h · CUDA 13.0
@@ -317,7 +317,7 @@ export declare const nvmlDeviceGetDisplayActive: typeof DeviceGetDecoder_DeviceG
 /** `nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetDisplayMode: typeof DeviceGetDecoder_DeviceGetDram.nvmlDeviceGetDisplayMode;
-/** `nvmlReturn_t nvmlDeviceGetDramEncryptionMode(nvmlDevice_t device, nvmlDramEncryptionInfo_t *current, nvmlDramEncryptionInfo_t *pending)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetDramEncryptionMode(nvmlDevice_t device, nvmlDramEncryptionInfo_t *current, nvmlDramEncryptionInfo_t *pending)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetDramEncryptionMode: typeof DeviceGetDecoder_DeviceGetDram.nvmlDeviceGetDramEncryptionMode;
 /** `nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)` · nvml.h · CUDA 13.0
@@ -356,7 +356,7 @@ export declare const nvmlDeviceGetFanControlPolicy_v2: typeof DeviceGetFBC_Devic
 /** `nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t device, unsigned int *speed)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetFanSpeed: typeof DeviceGetFBC_DeviceGetGpc.nvmlDeviceGetFanSpeed;
-/** `nvmlReturn_t nvmlDeviceGetFanSpeedRPM(nvmlDevice_t device, nvmlFanSpeedInfo_t *fanSpeed)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetFanSpeedRPM(nvmlDevice_t device, nvmlFanSpeedInfo_t *fanSpeed)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetFanSpeedRPM: typeof DeviceGetFBC_DeviceGetGpc.nvmlDeviceGetFanSpeedRPM;
 /** `nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, unsigned int *speed)` · nvml.h · CUDA 13.0
@@ -389,7 +389,7 @@ export declare const nvmlDeviceGetGpuInstancePossiblePlacements: typeof DeviceGe
 /** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_t *info)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetGpuInstanceProfileInfo: typeof DeviceGetGpu.nvmlDeviceGetGpuInstanceProfileInfo;
-/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoByIdV(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoByIdV(nvmlDevice_t device, unsigned int profileId, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetGpuInstanceProfileInfoByIdV: typeof DeviceGetGpu.nvmlDeviceGetGpuInstanceProfileInfoByIdV;
 /** `nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfoV(nvmlDevice_t device, unsigned int profile, nvmlGpuInstanceProfileInfo_v2_t *info)` · nvml.h · CUDA 13.0
@@ -431,13 +431,13 @@ export declare const nvmlDeviceGetHandleBySerial: typeof DeviceGetGraphics_Devic
 /** `nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetHandleByUUID: typeof DeviceGetGraphics_DeviceGetHandle.nvmlDeviceGetHandleByUUID;
-/** `nvmlReturn_t nvmlDeviceGetHandleByUUIDV(const nvmlUUID_t *uuid, nvmlDevice_t *device)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetHandleByUUIDV(const nvmlUUID_t *uuid, nvmlDevice_t *device)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetHandleByUUIDV: typeof DeviceGetGraphics_DeviceGetHandle.nvmlDeviceGetHandleByUUIDV;
 /** `nvmlReturn_t nvmlDeviceGetHostVgpuMode(nvmlDevice_t device, nvmlHostVgpuMode_t *pHostVgpuMode)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetHostVgpuMode: typeof DeviceGetHost_DeviceGetJpg.nvmlDeviceGetHostVgpuMode;
-/** `nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetHostname_v1: typeof DeviceGetHost_DeviceGetJpg.nvmlDeviceGetHostname_v1;
 /** `nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)` · nvml.h · CUDA 13.0
@@ -464,7 +464,7 @@ export declare const nvmlDeviceGetLastBBXFlushTime: typeof DeviceGetLast_DeviceG
 /** `nvmlReturn_t nvmlDeviceGetMPSComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount, nvmlProcessInfo_t *infos)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetMPSComputeRunningProcesses: typeof DeviceGetLast_DeviceGetMax.nvmlDeviceGetMPSComputeRunningProcesses;
-/** `nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetMarginTemperature(nvmlDevice_t device, nvmlMarginTemperature_t *marginTempInfo)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetMarginTemperature: typeof DeviceGetLast_DeviceGetMax.nvmlDeviceGetMarginTemperature;
 /** `nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)` · nvml.h · CUDA 13.0
@@ -542,7 +542,7 @@ export declare const nvmlDeviceGetNvLinkCapability: typeof DeviceGetNuma_DeviceG
 /** `nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int link, nvmlNvLinkErrorCounter_t counter, unsigned long long *counterValue)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetNvLinkErrorCounter: typeof DeviceGetNuma_DeviceGetNv.nvmlDeviceGetNvLinkErrorCounter;
-/** `nvmlReturn_t nvmlDeviceGetNvLinkInfo(nvmlDevice_t device, nvmlNvLinkInfo_t *info)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetNvLinkInfo(nvmlDevice_t device, nvmlNvLinkInfo_t *info)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetNvLinkInfo: typeof DeviceGetNuma_DeviceGetNv.nvmlDeviceGetNvLinkInfo;
 /** `nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)` · nvml.h · CUDA 13.0
@@ -563,10 +563,10 @@ export declare const nvmlDeviceGetNvLinkUtilizationCounter: typeof DeviceGetNuma
 /** `nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t device, unsigned int link, unsigned int *version)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetNvLinkVersion: typeof DeviceGetNuma_DeviceGetNv.nvmlDeviceGetNvLinkVersion;
-/** `nvmlReturn_t nvmlDeviceGetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkGetBwMode_t *getBwMode)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkGetBwMode_t *getBwMode)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetNvlinkBwMode: typeof DeviceGetNvlink_DeviceGetPcie.nvmlDeviceGetNvlinkBwMode;
-/** `nvmlReturn_t nvmlDeviceGetNvlinkSupportedBwModes(nvmlDevice_t device, nvmlNvlinkSupportedBwModes_t *supportedBwMode)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetNvlinkSupportedBwModes(nvmlDevice_t device, nvmlNvlinkSupportedBwModes_t *supportedBwMode)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetNvlinkSupportedBwModes: typeof DeviceGetNvlink_DeviceGetPcie.nvmlDeviceGetNvlinkSupportedBwModes;
 /** `nvmlReturn_t nvmlDeviceGetOfaUtilization(nvmlDevice_t device, unsigned int *utilization, unsigned int *samplingPeriodUs)` · nvml.h · CUDA 13.0
@@ -593,10 +593,10 @@ export declare const nvmlDeviceGetPcieSpeed: typeof DeviceGetNvlink_DeviceGetPci
 /** `nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter, unsigned int *value)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetPcieThroughput: typeof DeviceGetNvlink_DeviceGetPcie.nvmlDeviceGetPcieThroughput;
-/** `nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t *pdi)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetPdi(nvmlDevice_t device, nvmlPdi_t *pdi)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetPdi: typeof DeviceGetPdi_DeviceGetPower.nvmlDeviceGetPdi;
-/** `nvmlReturn_t nvmlDeviceGetPerformanceModes(nvmlDevice_t device, nvmlDevicePerfModes_t *perfModes)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetPerformanceModes(nvmlDevice_t device, nvmlDevicePerfModes_t *perfModes)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetPerformanceModes: typeof DeviceGetPdi_DeviceGetPower.nvmlDeviceGetPerformanceModes;
 /** `nvmlReturn_t nvmlDeviceGetPerformanceState(nvmlDevice_t device, nvmlPstates_t *pState)` · nvml.h · CUDA 13.0
@@ -608,7 +608,7 @@ export declare const nvmlDeviceGetPersistenceMode: typeof DeviceGetPdi_DeviceGet
 /** `nvmlReturn_t nvmlDeviceGetPgpuMetadataString(nvmlDevice_t device, char *pgpuMetadata, unsigned int *bufferSize)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetPgpuMetadataString: typeof DeviceGetPdi_DeviceGetPower.nvmlDeviceGetPgpuMetadataString;
-/** `nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t *platformInfo)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetPlatformInfo(nvmlDevice_t device, nvmlPlatformInfo_t *platformInfo)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetPlatformInfo: typeof DeviceGetPdi_DeviceGetPower.nvmlDeviceGetPlatformInfo;
 /** `nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *defaultLimit)` · nvml.h · CUDA 13.0
@@ -623,7 +623,7 @@ export declare const nvmlDeviceGetPowerManagementLimitConstraints: typeof Device
 /** `nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetPowerManagementMode: typeof DeviceGetPdi_DeviceGetPower.nvmlDeviceGetPowerManagementMode;
-/** `nvmlReturn_t nvmlDeviceGetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetPowerMizerMode_v1: typeof DeviceGetPdi_DeviceGetPower.nvmlDeviceGetPowerMizerMode_v1;
 /** `nvmlReturn_t nvmlDeviceGetPowerSource(nvmlDevice_t device, nvmlPowerSource_t *powerSource)` · nvml.h · CUDA 13.0
@@ -644,7 +644,7 @@ export declare const nvmlDeviceGetProcessesUtilizationInfo: typeof DeviceGetProc
 /** `nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows, unsigned int *isPending, unsigned int *failureOccurred)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetRemappedRows: typeof DeviceGetProcess_DeviceGetRow.nvmlDeviceGetRemappedRows;
-/** `nvmlReturn_t nvmlDeviceGetRepairStatus(nvmlDevice_t device, nvmlRepairStatus_t *repairStatus)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetRepairStatus(nvmlDevice_t device, nvmlRepairStatus_t *repairStatus)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetRepairStatus: typeof DeviceGetProcess_DeviceGetRow.nvmlDeviceGetRepairStatus;
 /** `nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause, unsigned int *pageCount, unsigned long long *addresses)` · nvml.h · CUDA 13.0
@@ -671,7 +671,7 @@ export declare const nvmlDeviceGetSerial: typeof DeviceGetRunning_DeviceGetSuppo
 /** `nvmlReturn_t nvmlDeviceGetSramEccErrorStatus(nvmlDevice_t device, nvmlEccSramErrorStatus_t *status)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetSramEccErrorStatus: typeof DeviceGetRunning_DeviceGetSupported.nvmlDeviceGetSramEccErrorStatus;
-/** `nvmlReturn_t nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(nvmlDevice_t device, nvmlEccSramUniqueUncorrectedErrorCounts_t *errorCounts)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts(nvmlDevice_t device, nvmlEccSramUniqueUncorrectedErrorCounts_t *errorCounts)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts: typeof DeviceGetRunning_DeviceGetSupported.nvmlDeviceGetSramUniqueUncorrectedEccErrorCounts;
 /** `nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device, unsigned long long *supportedClocksEventReasons)` · nvml.h · CUDA 13.0
@@ -704,7 +704,7 @@ export declare const nvmlDeviceGetTemperature: typeof DeviceGetTarget_DeviceGetT
 /** `nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, unsigned int *temp)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetTemperatureThreshold: typeof DeviceGetTarget_DeviceGetTotal.nvmlDeviceGetTemperatureThreshold;
-/** `nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t *temperature)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_t *temperature)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceGetTemperatureV: typeof DeviceGetTarget_DeviceGetTotal.nvmlDeviceGetTemperatureV;
 /** `nvmlReturn_t nvmlDeviceGetThermalSettings(nvmlDevice_t device, unsigned int sensorIndex, nvmlGpuThermalSettings_t *pThermalSettings)` · nvml.h · CUDA 13.0
@@ -782,19 +782,19 @@ export declare const nvmlDeviceModifyDrainState: typeof DeviceGetViolation_Devic
 /** `nvmlReturn_t nvmlDeviceOnSameBoard(nvmlDevice_t device1, nvmlDevice_t device2, int *onSameBoard)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceOnSameBoard: typeof DeviceGetViolation_DevicePower.nvmlDeviceOnSameBoard;
-/** `nvmlReturn_t nvmlDevicePowerSmoothingActivatePresetProfile(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDevicePowerSmoothingActivatePresetProfile(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDevicePowerSmoothingActivatePresetProfile: typeof DeviceGetViolation_DevicePower.nvmlDevicePowerSmoothingActivatePresetProfile;
-/** `nvmlReturn_t nvmlDevicePowerSmoothingSetState(nvmlDevice_t device, nvmlPowerSmoothingState_t *state)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDevicePowerSmoothingSetState(nvmlDevice_t device, nvmlPowerSmoothingState_t *state)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDevicePowerSmoothingSetState: typeof DeviceGetViolation_DevicePower.nvmlDevicePowerSmoothingSetState;
-/** `nvmlReturn_t nvmlDevicePowerSmoothingUpdatePresetProfileParam(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDevicePowerSmoothingUpdatePresetProfileParam(nvmlDevice_t device, nvmlPowerSmoothingProfile_t *profile)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDevicePowerSmoothingUpdatePresetProfileParam: typeof DeviceGetViolation_DevicePower.nvmlDevicePowerSmoothingUpdatePresetProfileParam;
 /** `nvmlReturn_t nvmlDeviceQueryDrainState(nvmlPciInfo_t *pciInfo, nvmlEnableState_t *currentState)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceQueryDrainState: typeof DeviceQuery_DeviceReset.nvmlDeviceQueryDrainState;
-/** `nvmlReturn_t nvmlDeviceReadWritePRM_v1(nvmlDevice_t device, nvmlPRMTLV_v1_t *buffer)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceReadWritePRM_v1(nvmlDevice_t device, nvmlPRMTLV_v1_t *buffer)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceReadWritePRM_v1: typeof DeviceQuery_DeviceReset.nvmlDeviceReadWritePRM_v1;
 /** `nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)` · nvml.h · CUDA 13.0
@@ -848,7 +848,7 @@ export declare const nvmlDeviceSetDefaultAutoBoostedClocksEnabled: typeof Device
 /** `nvmlReturn_t nvmlDeviceSetDefaultFanSpeed_v2(nvmlDevice_t device, unsigned int fan)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceSetDefaultFanSpeed_v2: typeof DeviceSet.nvmlDeviceSetDefaultFanSpeed_v2;
-/** `nvmlReturn_t nvmlDeviceSetDramEncryptionMode(nvmlDevice_t device, const nvmlDramEncryptionInfo_t *dramEncryption)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceSetDramEncryptionMode(nvmlDevice_t device, const nvmlDramEncryptionInfo_t *dramEncryption)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceSetDramEncryptionMode: typeof DeviceSet.nvmlDeviceSetDramEncryptionMode;
 /** `nvmlReturn_t nvmlDeviceSetDriverModel(nvmlDevice_t device, nvmlDriverModel_t driverModel, unsigned int flags)` · nvml.h · CUDA 13.0
@@ -872,7 +872,7 @@ export declare const nvmlDeviceSetGpuLockedClocks: typeof DeviceSet.nvmlDeviceSe
 /** `nvmlReturn_t nvmlDeviceSetGpuOperationMode(nvmlDevice_t device, nvmlGpuOperationMode_t mode)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceSetGpuOperationMode: typeof DeviceSet.nvmlDeviceSetGpuOperationMode;
-/** `nvmlReturn_t nvmlDeviceSetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceSetHostname_v1(nvmlDevice_t device, nvmlHostname_v1_t *hostname)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceSetHostname_v1: typeof DeviceSet.nvmlDeviceSetHostname_v1;
 /** `nvmlReturn_t nvmlDeviceSetMemClkVfOffset(nvmlDevice_t device, int offset)` · nvml.h · CUDA 13.0
@@ -890,7 +890,7 @@ export declare const nvmlDeviceSetNvLinkDeviceLowPowerThreshold: typeof DeviceSe
 /** `nvmlReturn_t nvmlDeviceSetNvLinkUtilizationControl(nvmlDevice_t device, unsigned int link, unsigned int counter, nvmlNvLinkUtilizationControl_t *control, unsigned int reset)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceSetNvLinkUtilizationControl: typeof DeviceSet.nvmlDeviceSetNvLinkUtilizationControl;
-/** `nvmlReturn_t nvmlDeviceSetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkSetBwMode_t *setBwMode)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceSetNvlinkBwMode(nvmlDevice_t device, nvmlNvlinkSetBwMode_t *setBwMode)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceSetNvlinkBwMode: typeof DeviceSet.nvmlDeviceSetNvlinkBwMode;
 /** `nvmlReturn_t nvmlDeviceSetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t mode)` · nvml.h · CUDA 13.0
@@ -902,7 +902,7 @@ export declare const nvmlDeviceSetPowerManagementLimit: typeof DeviceSet.nvmlDev
 /** `nvmlReturn_t nvmlDeviceSetPowerManagementLimit_v2(nvmlDevice_t device, nvmlPowerValue_v2_t *powerValue)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceSetPowerManagementLimit_v2: typeof DeviceSet.nvmlDeviceSetPowerManagementLimit_v2;
-/** `nvmlReturn_t nvmlDeviceSetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceSetPowerMizerMode_v1(nvmlDevice_t device, nvmlDevicePowerMizerModes_v1_t *powerMizerMode)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceSetPowerMizerMode_v1: typeof DeviceSet.nvmlDeviceSetPowerMizerMode_v1;
 /** `nvmlReturn_t nvmlDeviceSetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t thresholdType, int *temp)` · nvml.h · CUDA 13.0
@@ -923,16 +923,16 @@ export declare const nvmlDeviceSetVirtualizationMode: typeof DeviceSet.nvmlDevic
 /** `nvmlReturn_t nvmlDeviceValidateInforom(nvmlDevice_t device)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceValidateInforom: typeof DeviceValidate_Event.nvmlDeviceValidateInforom;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileClearRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceWorkloadPowerProfileClearRequestedProfiles: typeof DeviceValidate_Event.nvmlDeviceWorkloadPowerProfileClearRequestedProfiles;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileCurrentProfiles_t *currentProfiles)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetCurrentProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileCurrentProfiles_t *currentProfiles)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceWorkloadPowerProfileGetCurrentProfiles: typeof DeviceValidate_Event.nvmlDeviceWorkloadPowerProfileGetCurrentProfiles;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetProfilesInfo(nvmlDevice_t device, nvmlWorkloadPowerProfileProfilesInfo_t *profilesInfo)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileGetProfilesInfo(nvmlDevice_t device, nvmlWorkloadPowerProfileProfilesInfo_t *profilesInfo)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceWorkloadPowerProfileGetProfilesInfo: typeof DeviceValidate_Event.nvmlDeviceWorkloadPowerProfileGetProfilesInfo;
-/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlDeviceWorkloadPowerProfileSetRequestedProfiles(nvmlDevice_t device, nvmlWorkloadPowerProfileRequestedProfiles_t *requestedProfiles)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlDeviceWorkloadPowerProfileSetRequestedProfiles: typeof DeviceValidate_Event.nvmlDeviceWorkloadPowerProfileSetRequestedProfiles;
 /** `const char *nvmlErrorString(nvmlReturn_t result)` · nvml.h · CUDA 13.0
@@ -995,7 +995,7 @@ export declare const nvmlGpuInstanceCreateComputeInstanceWithPlacement: typeof G
 /** `nvmlReturn_t nvmlGpuInstanceDestroy(nvmlGpuInstance_t gpuInstance)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlGpuInstanceDestroy: typeof Gpu.nvmlGpuInstanceDestroy;
-/** `nvmlReturn_t nvmlGpuInstanceGetActiveVgpus(nvmlGpuInstance_t gpuInstance, nvmlActiveVgpuInstanceInfo_t *pVgpuInstanceInfo)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlGpuInstanceGetActiveVgpus(nvmlGpuInstance_t gpuInstance, nvmlActiveVgpuInstanceInfo_t *pVgpuInstanceInfo)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlGpuInstanceGetActiveVgpus: typeof Gpu.nvmlGpuInstanceGetActiveVgpus;
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gpuInstance, unsigned int id, nvmlComputeInstance_t *computeInstance)` · nvml.h · CUDA 13.0
@@ -1016,28 +1016,28 @@ export declare const nvmlGpuInstanceGetComputeInstanceRemainingCapacity: typeof 
 /** `nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuInstance, unsigned int profileId, nvmlComputeInstance_t *computeInstances, unsigned int *count)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlGpuInstanceGetComputeInstances: typeof Gpu.nvmlGpuInstanceGetComputeInstances;
-/** `nvmlReturn_t nvmlGpuInstanceGetCreatableVgpus(nvmlGpuInstance_t gpuInstance, nvmlVgpuTypeIdInfo_t *pVgpus)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlGpuInstanceGetCreatableVgpus(nvmlGpuInstance_t gpuInstance, nvmlVgpuTypeIdInfo_t *pVgpus)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlGpuInstanceGetCreatableVgpus: typeof Gpu.nvmlGpuInstanceGetCreatableVgpus;
 /** `nvmlReturn_t nvmlGpuInstanceGetInfo(nvmlGpuInstance_t gpuInstance, nvmlGpuInstanceInfo_t *info)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlGpuInstanceGetInfo: typeof Gpu.nvmlGpuInstanceGetInfo;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlGpuInstanceGetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlGpuInstanceGetVgpuHeterogeneousMode: typeof Gpu.nvmlGpuInstanceGetVgpuHeterogeneousMode;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_t *pSchedulerLogInfo)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerLog(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerLogInfo_t *pSchedulerLogInfo)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlGpuInstanceGetVgpuSchedulerLog: typeof Gpu.nvmlGpuInstanceGetVgpuSchedulerLog;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_t *pSchedulerStateInfo)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlGpuInstanceGetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerStateInfo_t *pSchedulerStateInfo)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlGpuInstanceGetVgpuSchedulerState: typeof Gpu.nvmlGpuInstanceGetVgpuSchedulerState;
-/** `nvmlReturn_t nvmlGpuInstanceGetVgpuTypeCreatablePlacements(nvmlGpuInstance_t gpuInstance, nvmlVgpuCreatablePlacementInfo_t *pCreatablePlacementInfo)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlGpuInstanceGetVgpuTypeCreatablePlacements(nvmlGpuInstance_t gpuInstance, nvmlVgpuCreatablePlacementInfo_t *pCreatablePlacementInfo)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlGpuInstanceGetVgpuTypeCreatablePlacements: typeof Gpu.nvmlGpuInstanceGetVgpuTypeCreatablePlacements;
-/** `nvmlReturn_t nvmlGpuInstanceSetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlGpuInstanceSetVgpuHeterogeneousMode(nvmlGpuInstance_t gpuInstance, const nvmlVgpuHeterogeneousMode_t *pHeterogeneousMode)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlGpuInstanceSetVgpuHeterogeneousMode: typeof Gpu.nvmlGpuInstanceSetVgpuHeterogeneousMode;
-/** `nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_t *pScheduler)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlGpuInstanceSetVgpuSchedulerState(nvmlGpuInstance_t gpuInstance, nvmlVgpuSchedulerState_t *pScheduler)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlGpuInstanceSetVgpuSchedulerState: typeof Gpu.nvmlGpuInstanceSetVgpuSchedulerState;
 /** `nvmlReturn_t nvmlInit_v2(void)` · nvml.h · CUDA 13.0
@@ -1052,13 +1052,13 @@ export declare const nvmlSetVgpuVersion: typeof Init_System.nvmlSetVgpuVersion;
 /** `nvmlReturn_t nvmlShutdown(void)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlShutdown: typeof Init_System.nvmlShutdown;
-/** `nvmlReturn_t nvmlSystemEventSetCreate(nvmlSystemEventSetCreateRequest_t *request)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlSystemEventSetCreate(nvmlSystemEventSetCreateRequest_t *request)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlSystemEventSetCreate: typeof Init_System.nvmlSystemEventSetCreate;
-/** `nvmlReturn_t nvmlSystemEventSetFree(nvmlSystemEventSetFreeRequest_t *request)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlSystemEventSetFree(nvmlSystemEventSetFreeRequest_t *request)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlSystemEventSetFree: typeof Init_System.nvmlSystemEventSetFree;
-/** `nvmlReturn_t nvmlSystemEventSetWait(nvmlSystemEventSetWaitRequest_t *request)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlSystemEventSetWait(nvmlSystemEventSetWaitRequest_t *request)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlSystemEventSetWait: typeof Init_System.nvmlSystemEventSetWait;
 /** `nvmlReturn_t nvmlSystemGetConfComputeCapabilities(nvmlConfComputeSystemCaps_t *capabilities)` · nvml.h · CUDA 13.0
@@ -1103,7 +1103,7 @@ export declare const nvmlSystemGetProcessName: typeof Init_System.nvmlSystemGetP
 /** `nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count, nvmlDevice_t *deviceArray)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlSystemGetTopologyGpuSet: typeof Init_System.nvmlSystemGetTopologyGpuSet;
-/** `nvmlReturn_t nvmlSystemRegisterEvents(nvmlSystemRegisterEventRequest_t *request)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlSystemRegisterEvents(nvmlSystemRegisterEventRequest_t *request)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlSystemRegisterEvents: typeof Init_System.nvmlSystemRegisterEvents;
 /** `nvmlReturn_t nvmlSystemSetConfComputeGpusReadyState(unsigned int isAcceptingWork)` · nvml.h · CUDA 13.0
@@ -1199,7 +1199,7 @@ export declare const nvmlVgpuInstanceGetMetadata: typeof Vgpu.nvmlVgpuInstanceGe
 /** `nvmlReturn_t nvmlVgpuInstanceGetPlacementId(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuPlacementId_t *pPlacement)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlVgpuInstanceGetPlacementId: typeof Vgpu.nvmlVgpuInstanceGetPlacementId;
-/** `nvmlReturn_t nvmlVgpuInstanceGetRuntimeStateSize(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuRuntimeState_t *pState)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlVgpuInstanceGetRuntimeStateSize(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuRuntimeState_t *pState)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlVgpuInstanceGetRuntimeStateSize: typeof Vgpu.nvmlVgpuInstanceGetRuntimeStateSize;
 /** `nvmlReturn_t nvmlVgpuInstanceGetType(nvmlVgpuInstance_t vgpuInstance, nvmlVgpuTypeId_t *vgpuTypeId)` · nvml.h · CUDA 13.0
@@ -1250,7 +1250,7 @@ export declare const nvmlVgpuTypeGetLicense: typeof Vgpu.nvmlVgpuTypeGetLicense;
 /** `nvmlReturn_t nvmlVgpuTypeGetMaxInstances(nvmlDevice_t device, nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCount)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlVgpuTypeGetMaxInstances: typeof Vgpu.nvmlVgpuTypeGetMaxInstances;
-/** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerGpuInstance(nvmlVgpuTypeMaxInstance_t *pMaxInstance)` · nvml.h · CUDA 13.0 (since 13.0)
+/** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerGpuInstance(nvmlVgpuTypeMaxInstance_t *pMaxInstance)` · nvml.h · CUDA 13.0
  * @function */
 export declare const nvmlVgpuTypeGetMaxInstancesPerGpuInstance: typeof Vgpu.nvmlVgpuTypeGetMaxInstancesPerGpuInstance;
 /** `nvmlReturn_t nvmlVgpuTypeGetMaxInstancesPerVm(nvmlVgpuTypeId_t vgpuTypeId, unsigned int *vgpuInstanceCountPerVm)` · nvml.h · CUDA 13.0

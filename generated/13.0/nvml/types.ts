@@ -86,21 +86,21 @@ export declare const nvmlComputeMode_enum: typeof nvmlComputeMode_t;
 
 /** `enum nvmlCoolerControl_enum` · nvml.h · CUDA 13.0 */
 export declare enum nvmlCoolerControl_t {
-  /** since CUDA 13.0 */ NVML_THERMAL_COOLER_SIGNAL_NONE = 0,
-  /** since CUDA 13.0 */ NVML_THERMAL_COOLER_SIGNAL_TOGGLE = 1,
-  /** since CUDA 13.0 */ NVML_THERMAL_COOLER_SIGNAL_VARIABLE = 2,
-  /** since CUDA 13.0 */ NVML_THERMAL_COOLER_SIGNAL_COUNT = 3,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_THERMAL_COOLER_SIGNAL_NONE = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_THERMAL_COOLER_SIGNAL_TOGGLE = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_THERMAL_COOLER_SIGNAL_VARIABLE = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_THERMAL_COOLER_SIGNAL_COUNT = 3,
 }
 export type nvmlCoolerControl_enum = nvmlCoolerControl_t;
 export declare const nvmlCoolerControl_enum: typeof nvmlCoolerControl_t;
 
 /** `enum nvmlCoolerTarget_enum` · nvml.h · CUDA 13.0 */
 export declare enum nvmlCoolerTarget_t {
-  /** since CUDA 13.0 */ NVML_THERMAL_COOLER_TARGET_NONE = 1,
-  /** since CUDA 13.0 */ NVML_THERMAL_COOLER_TARGET_GPU = 2,
-  /** since CUDA 13.0 */ NVML_THERMAL_COOLER_TARGET_MEMORY = 4,
-  /** since CUDA 13.0 */ NVML_THERMAL_COOLER_TARGET_POWER_SUPPLY = 8,
-  /** since CUDA 13.0 */ NVML_THERMAL_COOLER_TARGET_GPU_RELATED = 14,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_THERMAL_COOLER_TARGET_NONE = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_THERMAL_COOLER_TARGET_GPU = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_THERMAL_COOLER_TARGET_MEMORY = 4,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_THERMAL_COOLER_TARGET_POWER_SUPPLY = 8,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_THERMAL_COOLER_TARGET_GPU_RELATED = 14,
 }
 export type nvmlCoolerTarget_enum = nvmlCoolerTarget_t;
 export declare const nvmlCoolerTarget_enum: typeof nvmlCoolerTarget_t;
@@ -115,37 +115,37 @@ export declare const nvmlDetachGpuState_enum: typeof nvmlDetachGpuState_t;
 
 /** `enum nvmlDeviceAddressingModeType_t` · nvml.h · CUDA 13.0 */
 export declare enum nvmlDeviceAddressingModeType_t {
-  /** since CUDA 13.0 */ NVML_DEVICE_ADDRESSING_MODE_NONE = 0,
-  /** since CUDA 13.0 */ NVML_DEVICE_ADDRESSING_MODE_HMM = 1,
-  /** since CUDA 13.0 */ NVML_DEVICE_ADDRESSING_MODE_ATS = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_DEVICE_ADDRESSING_MODE_NONE = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_DEVICE_ADDRESSING_MODE_HMM = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_DEVICE_ADDRESSING_MODE_ATS = 2,
 }
 
 /** `enum nvmlDeviceGpuRecoveryAction_s` · nvml.h · CUDA 13.0 */
 export declare enum nvmlDeviceGpuRecoveryAction_t {
-  /** since CUDA 13.0 */ NVML_GPU_RECOVERY_ACTION_NONE = 0,
-  /** since CUDA 13.0 */ NVML_GPU_RECOVERY_ACTION_GPU_RESET = 1,
-  /** since CUDA 13.0 */ NVML_GPU_RECOVERY_ACTION_NODE_REBOOT = 2,
-  /** since CUDA 13.0 */ NVML_GPU_RECOVERY_ACTION_DRAIN_P2P = 3,
-  /** since CUDA 13.0 */ NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET = 4,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPU_RECOVERY_ACTION_NONE = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPU_RECOVERY_ACTION_GPU_RESET = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPU_RECOVERY_ACTION_NODE_REBOOT = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPU_RECOVERY_ACTION_DRAIN_P2P = 3,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPU_RECOVERY_ACTION_DRAIN_AND_RESET = 4,
 }
 export type nvmlDeviceGpuRecoveryAction_s = nvmlDeviceGpuRecoveryAction_t;
 export declare const nvmlDeviceGpuRecoveryAction_s: typeof nvmlDeviceGpuRecoveryAction_t;
 
 /** `enum nvmlDeviceVgpuCapability_enum` · nvml.h · CUDA 13.0 */
 export declare enum nvmlDeviceVgpuCapability_t {
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_FRACTIONAL_MULTI_VGPU = 0,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_PROFILES = 1,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_SIZES = 2,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_READ_DEVICE_BUFFER_BW = 3,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_WRITE_DEVICE_BUFFER_BW = 4,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_DEVICE_STREAMING = 5,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_MINI_QUARTER_GPU = 6,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_COMPUTE_MEDIA_ENGINE_GPU = 7,
-  /** since CUDA 12.6 */ NVML_DEVICE_VGPU_CAP_WARM_UPDATE = 8,
-  /** since CUDA 13.0 */ NVML_DEVICE_VGPU_CAP_HOMOGENEOUS_PLACEMENTS = 9,
-  /** since CUDA 13.0 */ NVML_DEVICE_VGPU_CAP_MIG_TIMESLICING_SUPPORTED = 10,
-  /** since CUDA 13.0 */ NVML_DEVICE_VGPU_CAP_MIG_TIMESLICING_ENABLED = 11,
-  /** since CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_COUNT = 12,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_FRACTIONAL_MULTI_VGPU = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_PROFILES = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_HETEROGENEOUS_TIMESLICE_SIZES = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_READ_DEVICE_BUFFER_BW = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_WRITE_DEVICE_BUFFER_BW = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_DEVICE_STREAMING = 5,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_MINI_QUARTER_GPU = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_COMPUTE_MEDIA_ENGINE_GPU = 7,
+  /** added after CUDA 12.5; present in CUDA 12.6 */ NVML_DEVICE_VGPU_CAP_WARM_UPDATE = 8,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_DEVICE_VGPU_CAP_HOMOGENEOUS_PLACEMENTS = 9,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_DEVICE_VGPU_CAP_MIG_TIMESLICING_SUPPORTED = 10,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_DEVICE_VGPU_CAP_MIG_TIMESLICING_ENABLED = 11,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DEVICE_VGPU_CAP_COUNT = 12,
 }
 export type nvmlDeviceVgpuCapability_enum = nvmlDeviceVgpuCapability_t;
 export declare const nvmlDeviceVgpuCapability_enum: typeof nvmlDeviceVgpuCapability_t;
@@ -154,7 +154,7 @@ export declare const nvmlDeviceVgpuCapability_enum: typeof nvmlDeviceVgpuCapabil
 export declare enum nvmlDriverModel_t {
   NVML_DRIVER_WDDM = 0,
   NVML_DRIVER_WDM = 1,
-  /** since CUDA 12.5 */ NVML_DRIVER_MCDM = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_DRIVER_MCDM = 2,
 }
 export type nvmlDriverModel_enum = nvmlDriverModel_t;
 export declare const nvmlDriverModel_enum: typeof nvmlDriverModel_t;
@@ -180,8 +180,8 @@ export declare const nvmlEnableState_enum: typeof nvmlEnableState_t;
 export declare enum nvmlEncoderType_t {
   NVML_ENCODER_QUERY_H264 = 0,
   NVML_ENCODER_QUERY_HEVC = 1,
-  /** since CUDA 12.5 */ NVML_ENCODER_QUERY_AV1 = 2,
-  /** 0xff · since CUDA 12.5 */ NVML_ENCODER_QUERY_UNKNOWN = 255,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_ENCODER_QUERY_AV1 = 2,
+  /** 0xff · added after CUDA 11.8; present in CUDA 12.5 */ NVML_ENCODER_QUERY_UNKNOWN = 255,
 }
 export type nvmlEncoderQueryType_enum = nvmlEncoderType_t;
 export declare const nvmlEncoderQueryType_enum: typeof nvmlEncoderType_t;
@@ -247,7 +247,7 @@ export declare enum nvmlGpmMetricId_t {
   NVML_GPM_METRIC_NVJPG_6_UTIL = 46,
   NVML_GPM_METRIC_NVJPG_7_UTIL = 47,
   NVML_GPM_METRIC_NVOFA_0_UTIL = 50,
-  /** since CUDA 12.6 */ NVML_GPM_METRIC_NVOFA_1_UTIL = 51,
+  /** added after CUDA 12.5; present in CUDA 12.6 */ NVML_GPM_METRIC_NVOFA_1_UTIL = 51,
   NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC = 60,
   NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC = 61,
   NVML_GPM_METRIC_NVLINK_L0_RX_PER_SEC = 62,
@@ -286,116 +286,116 @@ export declare enum nvmlGpmMetricId_t {
   NVML_GPM_METRIC_NVLINK_L16_TX_PER_SEC = 95,
   NVML_GPM_METRIC_NVLINK_L17_RX_PER_SEC = 96,
   NVML_GPM_METRIC_NVLINK_L17_TX_PER_SEC = 97,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_TOTAL_TX_PER_SEC = 100,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_TOTAL_RX_PER_SEC = 101,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_DATA_TX_PER_SEC = 102,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_DATA_RX_PER_SEC = 103,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK0_TOTAL_TX_PER_SEC = 104,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK0_TOTAL_RX_PER_SEC = 105,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK0_DATA_TX_PER_SEC = 106,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK0_DATA_RX_PER_SEC = 107,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK1_TOTAL_TX_PER_SEC = 108,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK1_TOTAL_RX_PER_SEC = 109,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK1_DATA_TX_PER_SEC = 110,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK1_DATA_RX_PER_SEC = 111,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK2_TOTAL_TX_PER_SEC = 112,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK2_TOTAL_RX_PER_SEC = 113,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK2_DATA_TX_PER_SEC = 114,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK2_DATA_RX_PER_SEC = 115,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK3_TOTAL_TX_PER_SEC = 116,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK3_TOTAL_RX_PER_SEC = 117,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK3_DATA_TX_PER_SEC = 118,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK3_DATA_RX_PER_SEC = 119,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK4_TOTAL_TX_PER_SEC = 120,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK4_TOTAL_RX_PER_SEC = 121,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK4_DATA_TX_PER_SEC = 122,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK4_DATA_RX_PER_SEC = 123,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK5_TOTAL_TX_PER_SEC = 124,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK5_TOTAL_RX_PER_SEC = 125,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK5_DATA_TX_PER_SEC = 126,
-  /** 0x7f · since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK5_DATA_RX_PER_SEC = 127,
-  /** 0x80 · since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK6_TOTAL_TX_PER_SEC = 128,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK6_TOTAL_RX_PER_SEC = 129,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK6_DATA_TX_PER_SEC = 130,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK6_DATA_RX_PER_SEC = 131,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK7_TOTAL_TX_PER_SEC = 132,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK7_TOTAL_RX_PER_SEC = 133,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK7_DATA_TX_PER_SEC = 134,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK7_DATA_RX_PER_SEC = 135,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK8_TOTAL_TX_PER_SEC = 136,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK8_TOTAL_RX_PER_SEC = 137,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK8_DATA_TX_PER_SEC = 138,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK8_DATA_RX_PER_SEC = 139,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK9_TOTAL_TX_PER_SEC = 140,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK9_TOTAL_RX_PER_SEC = 141,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK9_DATA_TX_PER_SEC = 142,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK9_DATA_RX_PER_SEC = 143,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK10_TOTAL_TX_PER_SEC = 144,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK10_TOTAL_RX_PER_SEC = 145,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK10_DATA_TX_PER_SEC = 146,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK10_DATA_RX_PER_SEC = 147,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK11_TOTAL_TX_PER_SEC = 148,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK11_TOTAL_RX_PER_SEC = 149,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK11_DATA_TX_PER_SEC = 150,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK11_DATA_RX_PER_SEC = 151,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK12_TOTAL_TX_PER_SEC = 152,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK12_TOTAL_RX_PER_SEC = 153,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK12_DATA_TX_PER_SEC = 154,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK12_DATA_RX_PER_SEC = 155,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK13_TOTAL_TX_PER_SEC = 156,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK13_TOTAL_RX_PER_SEC = 157,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK13_DATA_TX_PER_SEC = 158,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK13_DATA_RX_PER_SEC = 159,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_HOSTMEM_CACHE_HIT = 160,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_HOSTMEM_CACHE_MISS = 161,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_PEERMEM_CACHE_HIT = 162,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_PEERMEM_CACHE_MISS = 163,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_DRAM_CACHE_HIT = 164,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_DRAM_CACHE_MISS = 165,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_NVENC_0_UTIL = 166,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_NVENC_1_UTIL = 167,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_NVENC_2_UTIL = 168,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_NVENC_3_UTIL = 169,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR0_CTXSW_CYCLES_ELAPSED = 170,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR0_CTXSW_CYCLES_ACTIVE = 171,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR0_CTXSW_REQUESTS = 172,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR0_CTXSW_CYCLES_PER_REQ = 173,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR0_CTXSW_ACTIVE_PCT = 174,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR1_CTXSW_CYCLES_ELAPSED = 175,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR1_CTXSW_CYCLES_ACTIVE = 176,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR1_CTXSW_REQUESTS = 177,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR1_CTXSW_CYCLES_PER_REQ = 178,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR1_CTXSW_ACTIVE_PCT = 179,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR2_CTXSW_CYCLES_ELAPSED = 180,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR2_CTXSW_CYCLES_ACTIVE = 181,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR2_CTXSW_REQUESTS = 182,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR2_CTXSW_CYCLES_PER_REQ = 183,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR2_CTXSW_ACTIVE_PCT = 184,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR3_CTXSW_CYCLES_ELAPSED = 185,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR3_CTXSW_CYCLES_ACTIVE = 186,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR3_CTXSW_REQUESTS = 187,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR3_CTXSW_CYCLES_PER_REQ = 188,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR3_CTXSW_ACTIVE_PCT = 189,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR4_CTXSW_CYCLES_ELAPSED = 190,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR4_CTXSW_CYCLES_ACTIVE = 191,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR4_CTXSW_REQUESTS = 192,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR4_CTXSW_CYCLES_PER_REQ = 193,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR4_CTXSW_ACTIVE_PCT = 194,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR5_CTXSW_CYCLES_ELAPSED = 195,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR5_CTXSW_CYCLES_ACTIVE = 196,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR5_CTXSW_REQUESTS = 197,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR5_CTXSW_CYCLES_PER_REQ = 198,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR5_CTXSW_ACTIVE_PCT = 199,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR6_CTXSW_CYCLES_ELAPSED = 200,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR6_CTXSW_CYCLES_ACTIVE = 201,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR6_CTXSW_REQUESTS = 202,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR6_CTXSW_CYCLES_PER_REQ = 203,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR6_CTXSW_ACTIVE_PCT = 204,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR7_CTXSW_CYCLES_ELAPSED = 205,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR7_CTXSW_CYCLES_ACTIVE = 206,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR7_CTXSW_REQUESTS = 207,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR7_CTXSW_CYCLES_PER_REQ = 208,
-  /** since CUDA 13.0 */ NVML_GPM_METRIC_GR7_CTXSW_ACTIVE_PCT = 209,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_TOTAL_TX_PER_SEC = 100,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_TOTAL_RX_PER_SEC = 101,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_DATA_TX_PER_SEC = 102,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_DATA_RX_PER_SEC = 103,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK0_TOTAL_TX_PER_SEC = 104,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK0_TOTAL_RX_PER_SEC = 105,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK0_DATA_TX_PER_SEC = 106,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK0_DATA_RX_PER_SEC = 107,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK1_TOTAL_TX_PER_SEC = 108,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK1_TOTAL_RX_PER_SEC = 109,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK1_DATA_TX_PER_SEC = 110,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK1_DATA_RX_PER_SEC = 111,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK2_TOTAL_TX_PER_SEC = 112,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK2_TOTAL_RX_PER_SEC = 113,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK2_DATA_TX_PER_SEC = 114,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK2_DATA_RX_PER_SEC = 115,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK3_TOTAL_TX_PER_SEC = 116,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK3_TOTAL_RX_PER_SEC = 117,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK3_DATA_TX_PER_SEC = 118,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK3_DATA_RX_PER_SEC = 119,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK4_TOTAL_TX_PER_SEC = 120,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK4_TOTAL_RX_PER_SEC = 121,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK4_DATA_TX_PER_SEC = 122,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK4_DATA_RX_PER_SEC = 123,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK5_TOTAL_TX_PER_SEC = 124,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK5_TOTAL_RX_PER_SEC = 125,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK5_DATA_TX_PER_SEC = 126,
+  /** 0x7f · added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK5_DATA_RX_PER_SEC = 127,
+  /** 0x80 · added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK6_TOTAL_TX_PER_SEC = 128,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK6_TOTAL_RX_PER_SEC = 129,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK6_DATA_TX_PER_SEC = 130,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK6_DATA_RX_PER_SEC = 131,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK7_TOTAL_TX_PER_SEC = 132,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK7_TOTAL_RX_PER_SEC = 133,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK7_DATA_TX_PER_SEC = 134,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK7_DATA_RX_PER_SEC = 135,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK8_TOTAL_TX_PER_SEC = 136,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK8_TOTAL_RX_PER_SEC = 137,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK8_DATA_TX_PER_SEC = 138,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK8_DATA_RX_PER_SEC = 139,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK9_TOTAL_TX_PER_SEC = 140,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK9_TOTAL_RX_PER_SEC = 141,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK9_DATA_TX_PER_SEC = 142,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK9_DATA_RX_PER_SEC = 143,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK10_TOTAL_TX_PER_SEC = 144,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK10_TOTAL_RX_PER_SEC = 145,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK10_DATA_TX_PER_SEC = 146,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK10_DATA_RX_PER_SEC = 147,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK11_TOTAL_TX_PER_SEC = 148,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK11_TOTAL_RX_PER_SEC = 149,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK11_DATA_TX_PER_SEC = 150,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK11_DATA_RX_PER_SEC = 151,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK12_TOTAL_TX_PER_SEC = 152,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK12_TOTAL_RX_PER_SEC = 153,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK12_DATA_TX_PER_SEC = 154,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK12_DATA_RX_PER_SEC = 155,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK13_TOTAL_TX_PER_SEC = 156,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK13_TOTAL_RX_PER_SEC = 157,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK13_DATA_TX_PER_SEC = 158,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_C2C_LINK13_DATA_RX_PER_SEC = 159,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_HOSTMEM_CACHE_HIT = 160,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_HOSTMEM_CACHE_MISS = 161,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_PEERMEM_CACHE_HIT = 162,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_PEERMEM_CACHE_MISS = 163,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_DRAM_CACHE_HIT = 164,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_DRAM_CACHE_MISS = 165,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_NVENC_0_UTIL = 166,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_NVENC_1_UTIL = 167,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_NVENC_2_UTIL = 168,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_NVENC_3_UTIL = 169,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR0_CTXSW_CYCLES_ELAPSED = 170,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR0_CTXSW_CYCLES_ACTIVE = 171,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR0_CTXSW_REQUESTS = 172,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR0_CTXSW_CYCLES_PER_REQ = 173,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR0_CTXSW_ACTIVE_PCT = 174,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR1_CTXSW_CYCLES_ELAPSED = 175,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR1_CTXSW_CYCLES_ACTIVE = 176,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR1_CTXSW_REQUESTS = 177,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR1_CTXSW_CYCLES_PER_REQ = 178,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR1_CTXSW_ACTIVE_PCT = 179,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR2_CTXSW_CYCLES_ELAPSED = 180,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR2_CTXSW_CYCLES_ACTIVE = 181,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR2_CTXSW_REQUESTS = 182,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR2_CTXSW_CYCLES_PER_REQ = 183,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR2_CTXSW_ACTIVE_PCT = 184,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR3_CTXSW_CYCLES_ELAPSED = 185,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR3_CTXSW_CYCLES_ACTIVE = 186,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR3_CTXSW_REQUESTS = 187,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR3_CTXSW_CYCLES_PER_REQ = 188,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR3_CTXSW_ACTIVE_PCT = 189,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR4_CTXSW_CYCLES_ELAPSED = 190,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR4_CTXSW_CYCLES_ACTIVE = 191,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR4_CTXSW_REQUESTS = 192,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR4_CTXSW_CYCLES_PER_REQ = 193,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR4_CTXSW_ACTIVE_PCT = 194,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR5_CTXSW_CYCLES_ELAPSED = 195,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR5_CTXSW_CYCLES_ACTIVE = 196,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR5_CTXSW_REQUESTS = 197,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR5_CTXSW_CYCLES_PER_REQ = 198,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR5_CTXSW_ACTIVE_PCT = 199,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR6_CTXSW_CYCLES_ELAPSED = 200,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR6_CTXSW_CYCLES_ACTIVE = 201,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR6_CTXSW_REQUESTS = 202,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR6_CTXSW_CYCLES_PER_REQ = 203,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR6_CTXSW_ACTIVE_PCT = 204,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR7_CTXSW_CYCLES_ELAPSED = 205,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR7_CTXSW_CYCLES_ACTIVE = 206,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR7_CTXSW_REQUESTS = 207,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR7_CTXSW_CYCLES_PER_REQ = 208,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_GPM_METRIC_GR7_CTXSW_ACTIVE_PCT = 209,
   NVML_GPM_METRIC_MAX = 210,
 }
 
@@ -417,7 +417,7 @@ export declare enum nvmlGpuP2PCapsIndex_t {
   NVML_P2P_CAPS_INDEX_WRITE = 1,
   NVML_P2P_CAPS_INDEX_NVLINK = 2,
   NVML_P2P_CAPS_INDEX_ATOMICS = 3,
-  /** since CUDA 12.5 */ NVML_P2P_CAPS_INDEX_PCI = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_P2P_CAPS_INDEX_PCI = 4,
   NVML_P2P_CAPS_INDEX_PROP = 4,
   NVML_P2P_CAPS_INDEX_UNKNOWN = 5,
 }
@@ -428,7 +428,7 @@ export declare const nvmlGpuP2PCapsIndex_enum: typeof nvmlGpuP2PCapsIndex_t;
 export declare enum nvmlGpuP2PStatus_t {
   NVML_P2P_STATUS_OK = 0,
   NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED = 1,
-  /** since CUDA 12.5 */ NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = 1,
   NVML_P2P_STATUS_GPU_NOT_SUPPORTED = 2,
   NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED = 3,
   NVML_P2P_STATUS_DISABLED_BY_REGKEY = 4,
@@ -480,7 +480,7 @@ export declare enum nvmlInforomObject_t {
   NVML_INFOROM_OEM = 0,
   NVML_INFOROM_ECC = 1,
   NVML_INFOROM_POWER = 2,
-  /** since CUDA 13.0 */ NVML_INFOROM_DEN = 3,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_INFOROM_DEN = 3,
   NVML_INFOROM_COUNT = 4,
 }
 export type nvmlInforomObject_enum = nvmlInforomObject_t;
@@ -582,14 +582,14 @@ export declare const nvmlNvLinkUtilizationCountUnits_enum: typeof nvmlNvLinkUtil
 
 /** `enum nvmlNvlinkVersion_enum` · nvml.h · CUDA 13.0 */
 export declare enum nvmlNvlinkVersion_t {
-  /** since CUDA 13.0 */ NVML_NVLINK_VERSION_INVALID = 0,
-  /** since CUDA 13.0 */ NVML_NVLINK_VERSION_1_0 = 1,
-  /** since CUDA 13.0 */ NVML_NVLINK_VERSION_2_0 = 2,
-  /** since CUDA 13.0 */ NVML_NVLINK_VERSION_2_2 = 3,
-  /** since CUDA 13.0 */ NVML_NVLINK_VERSION_3_0 = 4,
-  /** since CUDA 13.0 */ NVML_NVLINK_VERSION_3_1 = 5,
-  /** since CUDA 13.0 */ NVML_NVLINK_VERSION_4_0 = 6,
-  /** since CUDA 13.0 */ NVML_NVLINK_VERSION_5_0 = 7,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_NVLINK_VERSION_INVALID = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_NVLINK_VERSION_1_0 = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_NVLINK_VERSION_2_0 = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_NVLINK_VERSION_2_2 = 3,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_NVLINK_VERSION_3_0 = 4,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_NVLINK_VERSION_3_1 = 5,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_NVLINK_VERSION_4_0 = 6,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_NVLINK_VERSION_5_0 = 7,
 }
 export type nvmlNvlinkVersion_enum = nvmlNvlinkVersion_t;
 export declare const nvmlNvlinkVersion_enum: typeof nvmlNvlinkVersion_t;
@@ -660,22 +660,22 @@ export declare const nvmlPerfPolicyType_enum: typeof nvmlPerfPolicyType_t;
 
 /** `enum nvmlPowerProfileType_t` · nvml.h · CUDA 13.0 */
 export declare enum nvmlPowerProfileType_t {
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_MAX_P = 0,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_MAX_Q = 1,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_COMPUTE = 2,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_MEMORY_BOUND = 3,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_NETWORK = 4,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_BALANCED = 5,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_LLM_INFERENCE = 6,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_LLM_TRAINING = 7,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_RBM = 8,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_DCPCIE = 9,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_HMMA_SPARSE = 10,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_HMMA_DENSE = 11,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_SYNC_BALANCED = 12,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_HPC = 13,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_MIG = 14,
-  /** since CUDA 13.0 */ NVML_POWER_PROFILE_MAX = 15,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_MAX_P = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_MAX_Q = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_COMPUTE = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_MEMORY_BOUND = 3,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_NETWORK = 4,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_BALANCED = 5,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_LLM_INFERENCE = 6,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_LLM_TRAINING = 7,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_RBM = 8,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_DCPCIE = 9,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_HMMA_SPARSE = 10,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_HMMA_DENSE = 11,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_SYNC_BALANCED = 12,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_HPC = 13,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_MIG = 14,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_POWER_PROFILE_MAX = 15,
 }
 
 /** `enum nvmlRestrictedAPI_enum` · nvml.h · CUDA 13.0 */
@@ -715,11 +715,11 @@ export declare enum nvmlReturn_t {
   NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
   NVML_ERROR_FREQ_NOT_SUPPORTED = 24,
   NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
-  /** since CUDA 12.5 */ NVML_ERROR_DEPRECATED = 26,
-  /** since CUDA 12.5 */ NVML_ERROR_NOT_READY = 27,
-  /** since CUDA 12.5 */ NVML_ERROR_GPU_NOT_FOUND = 28,
-  /** since CUDA 12.5 */ NVML_ERROR_INVALID_STATE = 29,
-  /** since CUDA 13.0 */ NVML_ERROR_RESET_TYPE_NOT_SUPPORTED = 30,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_ERROR_DEPRECATED = 26,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_ERROR_NOT_READY = 27,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_ERROR_GPU_NOT_FOUND = 28,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_ERROR_INVALID_STATE = 29,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_ERROR_RESET_TYPE_NOT_SUPPORTED = 30,
   NVML_ERROR_UNKNOWN = 999,
 }
 export type nvmlReturn_enum = nvmlReturn_t;
@@ -734,9 +734,9 @@ export declare enum nvmlSamplingType_t {
   NVML_DEC_UTILIZATION_SAMPLES = 4,
   NVML_PROCESSOR_CLK_SAMPLES = 5,
   NVML_MEMORY_CLK_SAMPLES = 6,
-  /** since CUDA 12.5 */ NVML_MODULE_POWER_SAMPLES = 7,
-  /** since CUDA 12.5 */ NVML_JPG_UTILIZATION_SAMPLES = 8,
-  /** since CUDA 12.5 */ NVML_OFA_UTILIZATION_SAMPLES = 9,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_MODULE_POWER_SAMPLES = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_JPG_UTILIZATION_SAMPLES = 8,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_OFA_UTILIZATION_SAMPLES = 9,
   NVML_SAMPLINGTYPE_COUNT = 10,
 }
 export type nvmlSamplingType_enum = nvmlSamplingType_t;
@@ -759,7 +759,7 @@ export declare enum nvmlTemperatureThresholds_t {
   NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MIN = 4,
   NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_CURR = 5,
   NVML_TEMPERATURE_THRESHOLD_ACOUSTIC_MAX = 6,
-  /** since CUDA 12.5 */ NVML_TEMPERATURE_THRESHOLD_GPS_CURR = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_TEMPERATURE_THRESHOLD_GPS_CURR = 7,
   NVML_TEMPERATURE_THRESHOLD_COUNT = 8,
 }
 export type nvmlTemperatureThresholds_enum = nvmlTemperatureThresholds_t;
@@ -804,9 +804,9 @@ export declare enum nvmlThermalTarget_t {
 
 /** `enum nvmlUUIDType_t` · nvml.h · CUDA 13.0 */
 export declare enum nvmlUUIDType_t {
-  /** since CUDA 13.0 */ NVML_UUID_TYPE_NONE = 0,
-  /** since CUDA 13.0 */ NVML_UUID_TYPE_ASCII = 1,
-  /** since CUDA 13.0 */ NVML_UUID_TYPE_BINARY = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_UUID_TYPE_NONE = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_UUID_TYPE_ASCII = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVML_UUID_TYPE_BINARY = 2,
 }
 
 /** `enum nvmlValueType_enum` · nvml.h · CUDA 13.0 */
@@ -816,8 +816,8 @@ export declare enum nvmlValueType_t {
   NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
   NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
   NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
-  /** since CUDA 12.5 */ NVML_VALUE_TYPE_SIGNED_INT = 5,
-  /** since CUDA 12.6 */ NVML_VALUE_TYPE_UNSIGNED_SHORT = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_VALUE_TYPE_SIGNED_INT = 5,
+  /** added after CUDA 12.5; present in CUDA 12.6 */ NVML_VALUE_TYPE_UNSIGNED_SHORT = 6,
   NVML_VALUE_TYPE_COUNT = 7,
 }
 export type nvmlValueType_enum = nvmlValueType_t;
@@ -827,9 +827,9 @@ export declare const nvmlValueType_enum: typeof nvmlValueType_t;
 export declare enum nvmlVgpuCapability_t {
   NVML_VGPU_CAP_NVLINK_P2P = 0,
   NVML_VGPU_CAP_GPUDIRECT = 1,
-  /** since CUDA 12.5 */ NVML_VGPU_CAP_MULTI_VGPU_EXCLUSIVE = 2,
-  /** since CUDA 12.5 */ NVML_VGPU_CAP_EXCLUSIVE_TYPE = 3,
-  /** since CUDA 12.5 */ NVML_VGPU_CAP_EXCLUSIVE_SIZE = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_VGPU_CAP_MULTI_VGPU_EXCLUSIVE = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_VGPU_CAP_EXCLUSIVE_TYPE = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_VGPU_CAP_EXCLUSIVE_SIZE = 4,
   NVML_VGPU_CAP_COUNT = 5,
 }
 export type nvmlVgpuCapability_enum = nvmlVgpuCapability_t;
@@ -837,9 +837,9 @@ export declare const nvmlVgpuCapability_enum: typeof nvmlVgpuCapability_t;
 
 /** `enum nvmlVgpuDriverCapability_enum` · nvml.h · CUDA 13.0 */
 export declare enum nvmlVgpuDriverCapability_t {
-  /** since CUDA 12.5 */ NVML_VGPU_DRIVER_CAP_HETEROGENEOUS_MULTI_VGPU = 0,
-  /** since CUDA 12.6 */ NVML_VGPU_DRIVER_CAP_WARM_UPDATE = 1,
-  /** since CUDA 12.5 */ NVML_VGPU_DRIVER_CAP_COUNT = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_VGPU_DRIVER_CAP_HETEROGENEOUS_MULTI_VGPU = 0,
+  /** added after CUDA 12.5; present in CUDA 12.6 */ NVML_VGPU_DRIVER_CAP_WARM_UPDATE = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVML_VGPU_DRIVER_CAP_COUNT = 2,
 }
 export type nvmlVgpuDriverCapability_enum = nvmlVgpuDriverCapability_t;
 export declare const nvmlVgpuDriverCapability_enum: typeof nvmlVgpuDriverCapability_t;
@@ -1287,11 +1287,11 @@ export interface nvmlAccountingStats_st {
 }
 /** `struct nvmlActiveVgpuInstanceInfo_v1_t` · 16 bytes, align 8 · nvml.h */
 export interface nvmlActiveVgpuInstanceInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   vgpuCount: number;
-  /** `nvmlVgpuInstance_t *` at byte 8 · since CUDA 13.0 */
+  /** `nvmlVgpuInstance_t *` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   vgpuInstances: number;
 }
 /** `struct nvmlBAR1Memory_st` · 24 bytes, align 8 · nvml.h */
@@ -1319,7 +1319,7 @@ export interface nvmlBridgeChipInfo_st {
 }
 /** `struct nvmlC2cModeInfo_v1_t` · 4 bytes, align 4 · nvml.h */
 export interface nvmlC2cModeInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   isC2cEnabled: number;
 }
 /** `struct nvmlClkMonFaultInfo_struct` · 8 bytes, align 4 · nvml.h */
@@ -1340,17 +1340,17 @@ export interface nvmlClkMonStatus_status {
 }
 /** `struct nvmlClockOffset_v1_t` · 24 bytes, align 4 · nvml.h */
 export interface nvmlClockOffset_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `nvmlClockType_t` at byte 4 · since CUDA 12.5 */
+  /** `nvmlClockType_t` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   type: nvmlClockType_t;
-  /** `nvmlPstates_t` at byte 8 · since CUDA 12.5 */
+  /** `nvmlPstates_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   pstate: nvmlPstates_t;
-  /** `int` at byte 12 · since CUDA 12.5 */
+  /** `int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   clockOffsetMHz: number;
-  /** `int` at byte 16 · since CUDA 12.5 */
+  /** `int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   minClockOffsetMHz: number;
-  /** `int` at byte 20 · since CUDA 12.5 */
+  /** `int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   maxClockOffsetMHz: number;
 }
 /** `struct nvmlComputeInstanceInfo_st` · 32 bytes, align 8 · nvml.h */
@@ -1421,110 +1421,110 @@ export interface nvmlComputeInstanceProfileInfo_v2_st {
 }
 /** `struct nvmlComputeInstanceProfileInfo_v3_st` · 140 bytes, align 4 · nvml.h */
 export interface nvmlComputeInstanceProfileInfo_v3_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   id: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   sliceCount: number;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   instanceCount: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   multiprocessorCount: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedCopyEngineCount: number;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedDecoderCount: number;
-  /** `unsigned int` at byte 28 · since CUDA 12.5 */
+  /** `unsigned int` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedEncoderCount: number;
-  /** `unsigned int` at byte 32 · since CUDA 12.5 */
+  /** `unsigned int` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedJpegCount: number;
-  /** `unsigned int` at byte 36 · since CUDA 12.5 */
+  /** `unsigned int` at byte 36 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedOfaCount: number;
-  /** `char [96]` at byte 40 · since CUDA 12.5 */
+  /** `char [96]` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   name: string;
-  /** `unsigned int` at byte 136 · since CUDA 12.5 */
+  /** `unsigned int` at byte 136 · added after CUDA 11.8; present in CUDA 12.5 */
   capabilities: number;
 }
 /** `struct nvmlConfComputeGetKeyRotationThresholdInfo_st` · 16 bytes, align 8 · nvml.h */
 export interface nvmlConfComputeGetKeyRotationThresholdInfo_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   attackerAdvantage: number | bigint;
 }
 /** `struct nvmlConfComputeGpuAttestationReport_st` · 12332 bytes, align 4 · nvml.h */
 export interface nvmlConfComputeGpuAttestationReport_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   isCecAttestationReportPresent: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   attestationReportSize: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   cecAttestationReportSize: number;
-  /** `unsigned char [32]` at byte 12 · since CUDA 12.5 */
+  /** `unsigned char [32]` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   nonce: number[];
-  /** `unsigned char [8192]` at byte 44 · since CUDA 12.5 */
+  /** `unsigned char [8192]` at byte 44 · added after CUDA 11.8; present in CUDA 12.5 */
   attestationReport: number[];
-  /** `unsigned char [4096]` at byte 8236 · since CUDA 12.5 */
+  /** `unsigned char [4096]` at byte 8236 · added after CUDA 11.8; present in CUDA 12.5 */
   cecAttestationReport: number[];
 }
 /** `struct nvmlConfComputeGpuCertificate_st` · 9224 bytes, align 4 · nvml.h */
 export interface nvmlConfComputeGpuCertificate_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   certChainSize: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   attestationCertChainSize: number;
-  /** `unsigned char [4096]` at byte 8 · since CUDA 12.5 */
+  /** `unsigned char [4096]` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   certChain: number[];
-  /** `unsigned char [5120]` at byte 4104 · since CUDA 12.5 */
+  /** `unsigned char [5120]` at byte 4104 · added after CUDA 11.8; present in CUDA 12.5 */
   attestationCertChain: number[];
 }
 /** `struct nvmlConfComputeMemSizeInfo_st` · 16 bytes, align 8 · nvml.h */
 export interface nvmlConfComputeMemSizeInfo_st {
-  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   protectedMemSizeKib: number | bigint;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   unprotectedMemSizeKib: number | bigint;
 }
 /** `struct nvmlConfComputeSetKeyRotationThresholdInfo_st` · 16 bytes, align 8 · nvml.h */
 export interface nvmlConfComputeSetKeyRotationThresholdInfo_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   maxAttackerAdvantage: number | bigint;
 }
 /** `struct nvmlConfComputeSystemCaps_st` · 8 bytes, align 4 · nvml.h */
 export interface nvmlConfComputeSystemCaps_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   cpuCaps: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   gpusCaps: number;
 }
 /** `struct nvmlConfComputeSystemState_st` · 12 bytes, align 4 · nvml.h */
 export interface nvmlConfComputeSystemState_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   environment: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   ccFeature: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   devToolsMode: number;
 }
 /** `struct nvmlCoolerInfo_v1_t` · 16 bytes, align 4 · nvml.h */
 export interface nvmlCoolerInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   index: number;
-  /** `nvmlCoolerControl_t` at byte 8 · since CUDA 13.0 */
+  /** `nvmlCoolerControl_t` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   signalType: nvmlCoolerControl_t;
-  /** `nvmlCoolerTarget_t` at byte 12 · since CUDA 13.0 */
+  /** `nvmlCoolerTarget_t` at byte 12 · added after CUDA 12.6; present in CUDA 13.0 */
   target: nvmlCoolerTarget_t;
 }
 /** `struct nvmlDeviceAddressingMode_v1_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlDeviceAddressingMode_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   value: number;
 }
 /** `struct nvmlDeviceAttributes_st` · 40 bytes, align 8 · nvml.h */
@@ -1550,39 +1550,39 @@ export interface nvmlDeviceAttributes_st {
 }
 /** `struct nvmlDeviceCapabilities_v1_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlDeviceCapabilities_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   capMask: number;
 }
 /** `struct nvmlDeviceCurrentClockFreqs_v1_t` · 2052 bytes, align 4 · nvml.h */
 export interface nvmlDeviceCurrentClockFreqs_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `char [2048]` at byte 4 · since CUDA 13.0 */
+  /** `char [2048]` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   str: string;
 }
 /** `struct nvmlDevicePerfModes_v1_t` · 2052 bytes, align 4 · nvml.h */
 export interface nvmlDevicePerfModes_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `char [2048]` at byte 4 · since CUDA 13.0 */
+  /** `char [2048]` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   str: string;
 }
 /** `struct nvmlDevicePowerMizerModes_v1_t` · 12 bytes, align 4 · nvml.h */
 export interface nvmlDevicePowerMizerModes_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   currentMode: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   mode: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   supportedPowerMizerModes: number;
 }
 /** `struct nvmlDramEncryptionInfo_v1_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlDramEncryptionInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `nvmlEnableState_t` at byte 4 · since CUDA 13.0 */
+  /** `nvmlEnableState_t` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   encryptionState: nvmlEnableState_t;
 }
 /** `struct nvmlEccErrorCounts_st` · 32 bytes, align 8 · nvml.h */
@@ -1598,57 +1598,57 @@ export interface nvmlEccErrorCounts_st {
 }
 /** `struct nvmlEccSramErrorStatus_v1_t` · 104 bytes, align 8 · nvml.h */
 export interface nvmlEccSramErrorStatus_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateUncParity: number | bigint;
-  /** `unsigned long long` at byte 16 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateUncSecDed: number | bigint;
-  /** `unsigned long long` at byte 24 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateCor: number | bigint;
-  /** `unsigned long long` at byte 32 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   volatileUncParity: number | bigint;
-  /** `unsigned long long` at byte 40 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   volatileUncSecDed: number | bigint;
-  /** `unsigned long long` at byte 48 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   volatileCor: number | bigint;
-  /** `unsigned long long` at byte 56 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 56 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateUncBucketL2: number | bigint;
-  /** `unsigned long long` at byte 64 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 64 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateUncBucketSm: number | bigint;
-  /** `unsigned long long` at byte 72 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 72 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateUncBucketPcie: number | bigint;
-  /** `unsigned long long` at byte 80 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 80 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateUncBucketMcu: number | bigint;
-  /** `unsigned long long` at byte 88 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 88 · added after CUDA 11.8; present in CUDA 12.5 */
   aggregateUncBucketOther: number | bigint;
-  /** `unsigned int` at byte 96 · since CUDA 12.5 */
+  /** `unsigned int` at byte 96 · added after CUDA 11.8; present in CUDA 12.5 */
   bThresholdExceeded: number;
 }
 /** `struct nvmlEccSramUniqueUncorrectedErrorCounts_v1_t` · 16 bytes, align 8 · nvml.h */
 export interface nvmlEccSramUniqueUncorrectedErrorCounts_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   entryCount: number;
-  /** `nvmlEccSramUniqueUncorrectedErrorEntry_v1_t *` at byte 8 · since CUDA 13.0 */
+  /** `nvmlEccSramUniqueUncorrectedErrorEntry_v1_t *` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   entries: number;
 }
 /** `struct nvmlEccSramUniqueUncorrectedErrorEntry_v1_t` · 28 bytes, align 4 · nvml.h */
 export interface nvmlEccSramUniqueUncorrectedErrorEntry_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   unit: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   location: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   sublocation: number;
-  /** `unsigned int` at byte 12 · since CUDA 13.0 */
+  /** `unsigned int` at byte 12 · added after CUDA 12.6; present in CUDA 13.0 */
   extlocation: number;
-  /** `unsigned int` at byte 16 · since CUDA 13.0 */
+  /** `unsigned int` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   address: number;
-  /** `unsigned int` at byte 20 · since CUDA 13.0 */
+  /** `unsigned int` at byte 20 · added after CUDA 12.6; present in CUDA 13.0 */
   isParity: number;
-  /** `unsigned int` at byte 24 · since CUDA 13.0 */
+  /** `unsigned int` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   count: number;
 }
 /** `struct nvmlEncoderSessionInfo_st` · 32 bytes, align 4 · nvml.h */
@@ -1728,11 +1728,11 @@ export interface nvmlFBCStats_st {
 }
 /** `struct nvmlFanSpeedInfo_v1_t` · 12 bytes, align 4 · nvml.h */
 export interface nvmlFanSpeedInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   fan: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   speed: number;
 }
 /** `struct nvmlFieldValue_st` · 40 bytes, align 8 · nvml.h */
@@ -1812,45 +1812,45 @@ export interface nvmlGpuDynamicPstatesInfo_st_utilization {
 }
 /** `struct nvmlGpuFabricInfo_t` · 28 bytes, align 4 · nvml.h */
 export interface nvmlGpuFabricInfo_t {
-  /** `unsigned char [16]` at byte 0 · since CUDA 12.5 */
+  /** `unsigned char [16]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterUuid: number[];
-  /** `nvmlReturn_t` at byte 16 · since CUDA 12.5 */
+  /** `nvmlReturn_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   status: nvmlReturn_t;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   cliqueId: number;
-  /** `nvmlGpuFabricState_t` at byte 24 · since CUDA 12.5 */
+  /** `nvmlGpuFabricState_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   state: number;
 }
 /** `struct nvmlGpuFabricInfo_v2_t` · 36 bytes, align 4 · nvml.h */
 export interface nvmlGpuFabricInfo_v2_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned char [16]` at byte 4 · since CUDA 12.5 */
+  /** `unsigned char [16]` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterUuid: number[];
-  /** `nvmlReturn_t` at byte 20 · since CUDA 12.5 */
+  /** `nvmlReturn_t` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   status: nvmlReturn_t;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   cliqueId: number;
-  /** `nvmlGpuFabricState_t` at byte 28 · since CUDA 12.5 */
+  /** `nvmlGpuFabricState_t` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   state: number;
-  /** `unsigned int` at byte 32 · since CUDA 12.5 */
+  /** `unsigned int` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   healthMask: number;
 }
 /** `struct nvmlGpuFabricInfo_v3_t` · 40 bytes, align 4 · nvml.h */
 export interface nvmlGpuFabricInfo_v3_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned char [16]` at byte 4 · since CUDA 13.0 */
+  /** `unsigned char [16]` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   clusterUuid: number[];
-  /** `nvmlReturn_t` at byte 20 · since CUDA 13.0 */
+  /** `nvmlReturn_t` at byte 20 · added after CUDA 12.6; present in CUDA 13.0 */
   status: nvmlReturn_t;
-  /** `unsigned int` at byte 24 · since CUDA 13.0 */
+  /** `unsigned int` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   cliqueId: number;
-  /** `nvmlGpuFabricState_t` at byte 28 · since CUDA 13.0 */
+  /** `nvmlGpuFabricState_t` at byte 28 · added after CUDA 12.6; present in CUDA 13.0 */
   state: number;
-  /** `unsigned int` at byte 32 · since CUDA 13.0 */
+  /** `unsigned int` at byte 32 · added after CUDA 12.6; present in CUDA 13.0 */
   healthMask: number;
-  /** `unsigned char` at byte 36 · since CUDA 13.0 */
+  /** `unsigned char` at byte 36 · added after CUDA 12.6; present in CUDA 13.0 */
   healthSummary: number;
 }
 /** `struct nvmlGpuInstanceInfo_st` · 24 bytes, align 8 · nvml.h */
@@ -1927,31 +1927,31 @@ export interface nvmlGpuInstanceProfileInfo_v2_st {
 }
 /** `struct nvmlGpuInstanceProfileInfo_v3_st` · 152 bytes, align 8 · nvml.h */
 export interface nvmlGpuInstanceProfileInfo_v3_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   id: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   sliceCount: number;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   instanceCount: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   multiprocessorCount: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   copyEngineCount: number;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   decoderCount: number;
-  /** `unsigned int` at byte 28 · since CUDA 12.5 */
+  /** `unsigned int` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   encoderCount: number;
-  /** `unsigned int` at byte 32 · since CUDA 12.5 */
+  /** `unsigned int` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   jpegCount: number;
-  /** `unsigned int` at byte 36 · since CUDA 12.5 */
+  /** `unsigned int` at byte 36 · added after CUDA 11.8; present in CUDA 12.5 */
   ofaCount: number;
-  /** `unsigned long long` at byte 40 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   memorySizeMB: number | bigint;
-  /** `char [96]` at byte 48 · since CUDA 12.5 */
+  /** `char [96]` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   name: string;
-  /** `unsigned int` at byte 144 · since CUDA 12.5 */
+  /** `unsigned int` at byte 144 · added after CUDA 11.8; present in CUDA 12.5 */
   capabilities: number;
 }
 /** `struct nvmlGpuThermalSettings_t` · 64 bytes, align 4 · nvml.h */
@@ -2017,7 +2017,7 @@ export interface nvmlGridLicenseExpiry_st {
 }
 /** `struct nvmlHostname_v1_t` · 64 bytes, align 1 · nvml.h */
 export interface nvmlHostname_v1_t {
-  /** `char [64]` at byte 0 · since CUDA 13.0 */
+  /** `char [64]` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   value: string;
 }
 /** `struct nvmlHwbcEntry_st` · 36 bytes, align 4 · nvml.h */
@@ -2036,14 +2036,14 @@ export interface nvmlLedState_st {
 }
 /** `struct nvmlMarginTemperature_v1_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlMarginTemperature_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `int` at byte 4 · since CUDA 13.0 */
+  /** `int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   marginTemperature: number;
 }
 /** `struct nvmlMask255_t` · 32 bytes, align 4 · nvml.h */
 export interface nvmlMask255_t {
-  /** `unsigned int [8]` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int [8]` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   mask: number[];
 }
 /** `struct nvmlMemory_st` · 24 bytes, align 8 · nvml.h */
@@ -2070,23 +2070,23 @@ export interface nvmlMemory_v2_st {
 }
 /** `struct nvmlNvLinkInfo_v1_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlNvLinkInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   isNvleEnabled: number;
 }
 /** `struct nvmlNvLinkInfo_v2_t` · 1612 bytes, align 4 · nvml.h */
 export interface nvmlNvLinkInfo_v2_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   isNvleEnabled: number;
-  /** `nvmlNvlinkFirmwareInfo_t` at byte 8 · since CUDA 13.0 */
+  /** `nvmlNvlinkFirmwareInfo_t` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   firmwareInfo: nvmlNvlinkFirmwareInfo_t;
 }
 /** `struct nvmlNvLinkPowerThres_st` · 4 bytes, align 4 · nvml.h */
 export interface nvmlNvLinkPowerThres_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   lowPwrThreshold: number;
 }
 /** `struct nvmlNvLinkUtilizationControl_st` · 8 bytes, align 4 · nvml.h */
@@ -2098,56 +2098,56 @@ export interface nvmlNvLinkUtilizationControl_st {
 }
 /** `struct nvmlNvlinkFirmwareInfo_t` · 1604 bytes, align 4 · nvml.h */
 export interface nvmlNvlinkFirmwareInfo_t {
-  /** `nvmlNvlinkFirmwareVersion_t [100]` at byte 0 · since CUDA 13.0 */
+  /** `nvmlNvlinkFirmwareVersion_t [100]` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   firmwareVersion: nvmlNvlinkFirmwareVersion_t[];
-  /** `unsigned int` at byte 1600 · since CUDA 13.0 */
+  /** `unsigned int` at byte 1600 · added after CUDA 12.6; present in CUDA 13.0 */
   numValidEntries: number;
 }
 /** `struct nvmlNvlinkFirmwareVersion_t` · 16 bytes, align 4 · nvml.h */
 export interface nvmlNvlinkFirmwareVersion_t {
-  /** `unsigned char` at byte 0 · since CUDA 13.0 */
+  /** `unsigned char` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   ucodeType: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   major: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   minor: number;
-  /** `unsigned int` at byte 12 · since CUDA 13.0 */
+  /** `unsigned int` at byte 12 · added after CUDA 12.6; present in CUDA 13.0 */
   subMinor: number;
 }
 /** `struct nvmlNvlinkGetBwMode_v1_t` · 12 bytes, align 4 · nvml.h */
 export interface nvmlNvlinkGetBwMode_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   bIsBest: number;
-  /** `unsigned char` at byte 8 · since CUDA 13.0 */
+  /** `unsigned char` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   bwMode: number;
 }
 /** `struct nvmlNvlinkSetBwMode_v1_t` · 12 bytes, align 4 · nvml.h */
 export interface nvmlNvlinkSetBwMode_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   bSetBest: number;
-  /** `unsigned char` at byte 8 · since CUDA 13.0 */
+  /** `unsigned char` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   bwMode: number;
 }
 /** `struct nvmlNvlinkSupportedBwModes_v1_t` · 28 bytes, align 4 · nvml.h */
 export interface nvmlNvlinkSupportedBwModes_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned char [23]` at byte 4 · since CUDA 13.0 */
+  /** `unsigned char [23]` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   bwModes: number[];
-  /** `unsigned char` at byte 27 · since CUDA 13.0 */
+  /** `unsigned char` at byte 27 · added after CUDA 12.6; present in CUDA 13.0 */
   totalBwModes: number;
 }
 /** `struct nvmlPRMTLV_v1_t` · 504 bytes, align 4 · nvml.h */
 export interface nvmlPRMTLV_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   dataSize: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   status: number;
-  /** `union nvmlPRMTLV_v1_t_anon2` at byte 8 · since CUDA 13.0 */
+  /** `union nvmlPRMTLV_v1_t_anon2` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   anon2: nvmlPRMTLV_v1_t_anon2;
 }
 /** `struct nvmlPSUInfo_st` · 268 bytes, align 4 · nvml.h */
@@ -2163,23 +2163,23 @@ export interface nvmlPSUInfo_st {
 }
 /** `struct nvmlPciInfoExt_v1_t` · 64 bytes, align 4 · nvml.h */
 export interface nvmlPciInfoExt_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   domain: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   bus: number;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   device: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   pciDeviceId: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   pciSubSystemId: number;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   baseClass: number;
-  /** `unsigned int` at byte 28 · since CUDA 12.5 */
+  /** `unsigned int` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   subClass: number;
-  /** `char [32]` at byte 32 · since CUDA 12.5 */
+  /** `char [32]` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   busId: number[];
 }
 /** `struct nvmlPciInfo_st` · 68 bytes, align 4 · nvml.h */
@@ -2201,98 +2201,98 @@ export interface nvmlPciInfo_st {
 }
 /** `struct nvmlPdi_v1_t` · 16 bytes, align 8 · nvml.h */
 export interface nvmlPdi_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned long long` at byte 8 · since CUDA 13.0 */
+  /** `unsigned long long` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   value: number | bigint;
 }
 /** `struct nvmlPlatformInfo_v1_t` · 44 bytes, align 4 · nvml.h */
 export interface nvmlPlatformInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned char [16]` at byte 4 · since CUDA 13.0 */
+  /** `unsigned char [16]` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   ibGuid: number[];
-  /** `unsigned char [16]` at byte 20 · since CUDA 13.0 */
+  /** `unsigned char [16]` at byte 20 · added after CUDA 12.6; present in CUDA 13.0 */
   rackGuid: number[];
-  /** `unsigned char` at byte 36 · since CUDA 13.0 */
+  /** `unsigned char` at byte 36 · added after CUDA 12.6; present in CUDA 13.0 */
   chassisPhysicalSlotNumber: number;
-  /** `unsigned char` at byte 37 · since CUDA 13.0 */
+  /** `unsigned char` at byte 37 · added after CUDA 12.6; present in CUDA 13.0 */
   computeSlotIndex: number;
-  /** `unsigned char` at byte 38 · since CUDA 13.0 */
+  /** `unsigned char` at byte 38 · added after CUDA 12.6; present in CUDA 13.0 */
   nodeIndex: number;
-  /** `unsigned char` at byte 39 · since CUDA 13.0 */
+  /** `unsigned char` at byte 39 · added after CUDA 12.6; present in CUDA 13.0 */
   peerType: number;
-  /** `unsigned char` at byte 40 · since CUDA 13.0 */
+  /** `unsigned char` at byte 40 · added after CUDA 12.6; present in CUDA 13.0 */
   moduleId: number;
 }
 /** `struct nvmlPlatformInfo_v2_t` · 44 bytes, align 4 · nvml.h */
 export interface nvmlPlatformInfo_v2_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned char [16]` at byte 4 · since CUDA 13.0 */
+  /** `unsigned char [16]` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   ibGuid: number[];
-  /** `unsigned char [16]` at byte 20 · since CUDA 13.0 */
+  /** `unsigned char [16]` at byte 20 · added after CUDA 12.6; present in CUDA 13.0 */
   chassisSerialNumber: number[];
-  /** `unsigned char` at byte 36 · since CUDA 13.0 */
+  /** `unsigned char` at byte 36 · added after CUDA 12.6; present in CUDA 13.0 */
   slotNumber: number;
-  /** `unsigned char` at byte 37 · since CUDA 13.0 */
+  /** `unsigned char` at byte 37 · added after CUDA 12.6; present in CUDA 13.0 */
   trayIndex: number;
-  /** `unsigned char` at byte 38 · since CUDA 13.0 */
+  /** `unsigned char` at byte 38 · added after CUDA 12.6; present in CUDA 13.0 */
   hostId: number;
-  /** `unsigned char` at byte 39 · since CUDA 13.0 */
+  /** `unsigned char` at byte 39 · added after CUDA 12.6; present in CUDA 13.0 */
   peerType: number;
-  /** `unsigned char` at byte 40 · since CUDA 13.0 */
+  /** `unsigned char` at byte 40 · added after CUDA 12.6; present in CUDA 13.0 */
   moduleId: number;
 }
 /** `struct nvmlPowerSmoothingProfile_v1_t` · 24 bytes, align 8 · nvml.h */
 export interface nvmlPowerSmoothingProfile_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   profileId: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   paramId: number;
-  /** `double` at byte 16 · since CUDA 13.0 */
+  /** `double` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   value: number;
 }
 /** `struct nvmlPowerSmoothingState_v1_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlPowerSmoothingState_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `nvmlEnableState_t` at byte 4 · since CUDA 13.0 */
+  /** `nvmlEnableState_t` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   state: nvmlEnableState_t;
 }
 /** `struct nvmlPowerValue_v2_t` · 12 bytes, align 4 · nvml.h */
 export interface nvmlPowerValue_v2_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `nvmlPowerScopeType_t` at byte 4 · since CUDA 12.5 */
+  /** `nvmlPowerScopeType_t` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   powerScope: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   powerValueMw: number;
 }
 /** `struct nvmlProcessDetailList_v1_t` · 24 bytes, align 8 · nvml.h */
 export interface nvmlProcessDetailList_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   mode: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   numProcArrayEntries: number;
-  /** `nvmlProcessDetail_v1_t *` at byte 16 · since CUDA 12.5 */
+  /** `nvmlProcessDetail_v1_t *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   procArray: number;
 }
 /** `struct nvmlProcessDetail_v1_t` · 32 bytes, align 8 · nvml.h */
 export interface nvmlProcessDetail_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   pid: number;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   usedGpuMemory: number | bigint;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   gpuInstanceId: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   computeInstanceId: number;
-  /** `unsigned long long` at byte 24 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   usedGpuCcProtectedMemory: number | bigint;
 }
 /** `struct nvmlProcessInfo_v1_st` · 16 bytes, align 8 · nvml.h */
@@ -2315,21 +2315,21 @@ export interface nvmlProcessInfo_v2_st {
 }
 /** `struct nvmlProcessUtilizationInfo_v1_t` · 40 bytes, align 8 · nvml.h */
 export interface nvmlProcessUtilizationInfo_v1_t {
-  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   timeStamp: number | bigint;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   pid: number;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   smUtil: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   memUtil: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   encUtil: number;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   decUtil: number;
-  /** `unsigned int` at byte 28 · since CUDA 12.5 */
+  /** `unsigned int` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   jpgUtil: number;
-  /** `unsigned int` at byte 32 · since CUDA 12.5 */
+  /** `unsigned int` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   ofaUtil: number;
 }
 /** `struct nvmlProcessUtilizationSample_st` · 32 bytes, align 8 · nvml.h */
@@ -2349,22 +2349,22 @@ export interface nvmlProcessUtilizationSample_st {
 }
 /** `struct nvmlProcessesUtilizationInfo_v1_t` · 24 bytes, align 8 · nvml.h */
 export interface nvmlProcessesUtilizationInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   processSamplesCount: number;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   lastSeenTimeStamp: number | bigint;
-  /** `nvmlProcessUtilizationInfo_v1_t *` at byte 16 · since CUDA 12.5 */
+  /** `nvmlProcessUtilizationInfo_v1_t *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   procUtilArray: number;
 }
 /** `struct nvmlRepairStatus_v1_t` · 12 bytes, align 4 · nvml.h */
 export interface nvmlRepairStatus_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   bChannelRepairPending: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   bTpcRepairPending: number;
 }
 /** `struct nvmlRowRemapperHistogramValues_st` · 20 bytes, align 4 · nvml.h */
@@ -2389,85 +2389,85 @@ export interface nvmlSample_st {
 }
 /** `struct nvmlSystemConfComputeSettings_v1_t` · 20 bytes, align 4 · nvml.h */
 export interface nvmlSystemConfComputeSettings_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   environment: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   ccFeature: number;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   devToolsMode: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   multiGpuMode: number;
 }
 /** `struct nvmlSystemDriverBranchInfo_v1_t` · 84 bytes, align 4 · nvml.h */
 export interface nvmlSystemDriverBranchInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.6 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.5; present in CUDA 12.6 */
   version: number;
-  /** `char [80]` at byte 4 · since CUDA 12.6 */
+  /** `char [80]` at byte 4 · added after CUDA 12.5; present in CUDA 12.6 */
   branch: string;
 }
 /** `struct nvmlSystemEventData_v1_t` · 16 bytes, align 8 · nvml.h */
 export interface nvmlSystemEventData_v1_t {
-  /** `unsigned long long` at byte 0 · since CUDA 13.0 */
+  /** `unsigned long long` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   eventType: number | bigint;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   gpuId: number;
 }
 /** `struct nvmlSystemEventSetCreateRequest_v1_t` · 16 bytes, align 8 · nvml.h */
 export interface nvmlSystemEventSetCreateRequest_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `nvmlSystemEventSet_t` at byte 8 · since CUDA 13.0 */
+  /** `nvmlSystemEventSet_t` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   set: nvmlSystemEventSet_t;
 }
 /** `struct nvmlSystemEventSetFreeRequest_v1_t` · 16 bytes, align 8 · nvml.h */
 export interface nvmlSystemEventSetFreeRequest_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `nvmlSystemEventSet_t` at byte 8 · since CUDA 13.0 */
+  /** `nvmlSystemEventSet_t` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   set: nvmlSystemEventSet_t;
 }
 /** `struct nvmlSystemEventSetWaitRequest_v1_t` · 32 bytes, align 8 · nvml.h */
 export interface nvmlSystemEventSetWaitRequest_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   timeoutms: number;
-  /** `nvmlSystemEventSet_t` at byte 8 · since CUDA 13.0 */
+  /** `nvmlSystemEventSet_t` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   set: nvmlSystemEventSet_t;
-  /** `nvmlSystemEventData_v1_t *` at byte 16 · since CUDA 13.0 */
+  /** `nvmlSystemEventData_v1_t *` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   data: number;
-  /** `unsigned int` at byte 24 · since CUDA 13.0 */
+  /** `unsigned int` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   dataSize: number;
-  /** `unsigned int` at byte 28 · since CUDA 13.0 */
+  /** `unsigned int` at byte 28 · added after CUDA 12.6; present in CUDA 13.0 */
   numEvent: number;
 }
 /** `struct nvmlSystemRegisterEventRequest_v1_t` · 24 bytes, align 8 · nvml.h */
 export interface nvmlSystemRegisterEventRequest_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned long long` at byte 8 · since CUDA 13.0 */
+  /** `unsigned long long` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   eventTypes: number | bigint;
-  /** `nvmlSystemEventSet_t` at byte 16 · since CUDA 13.0 */
+  /** `nvmlSystemEventSet_t` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   set: nvmlSystemEventSet_t;
 }
 /** `struct nvmlTemperature_v1_t` · 12 bytes, align 4 · nvml.h */
 export interface nvmlTemperature_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `nvmlTemperatureSensors_t` at byte 4 · since CUDA 13.0 */
+  /** `nvmlTemperatureSensors_t` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   sensorType: nvmlTemperatureSensors_t;
-  /** `int` at byte 8 · since CUDA 13.0 */
+  /** `int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   temperature: number;
 }
 /** `struct nvmlUUID_v1_t` · 52 bytes, align 4 · nvml.h */
 export interface nvmlUUID_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   type: number;
-  /** `nvmlUUIDValue_t` at byte 8 · since CUDA 13.0 */
+  /** `nvmlUUIDValue_t` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   value: nvmlUUIDValue_t;
 }
 /** `struct nvmlUnitFanInfo_st` · 8 bytes, align 4 · nvml.h */
@@ -2504,41 +2504,41 @@ export interface nvmlUtilization_st {
 }
 /** `struct nvmlVgpuCreatablePlacementInfo_v1_t` · 32 bytes, align 8 · nvml.h */
 export interface nvmlVgpuCreatablePlacementInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `nvmlVgpuTypeId_t` at byte 4 · since CUDA 13.0 */
+  /** `nvmlVgpuTypeId_t` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   vgpuTypeId: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   count: number;
-  /** `unsigned int *` at byte 16 · since CUDA 13.0 */
+  /** `unsigned int *` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   placementIds: number;
-  /** `unsigned int` at byte 24 · since CUDA 13.0 */
+  /** `unsigned int` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   placementSize: number;
 }
 /** `struct nvmlVgpuHeterogeneousMode_v1_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuHeterogeneousMode_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   mode: number;
 }
 /** `struct nvmlVgpuInstanceUtilizationInfo_v1_t` · 64 bytes, align 8 · nvml.h */
 export interface nvmlVgpuInstanceUtilizationInfo_v1_t {
-  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   timeStamp: number | bigint;
-  /** `nvmlVgpuInstance_t` at byte 8 · since CUDA 12.5 */
+  /** `nvmlVgpuInstance_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuInstance: number;
-  /** `nvmlValue_t` at byte 16 · since CUDA 12.5 */
+  /** `nvmlValue_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   smUtil: nvmlValue_st;
-  /** `nvmlValue_t` at byte 24 · since CUDA 12.5 */
+  /** `nvmlValue_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   memUtil: nvmlValue_st;
-  /** `nvmlValue_t` at byte 32 · since CUDA 12.5 */
+  /** `nvmlValue_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   encUtil: nvmlValue_st;
-  /** `nvmlValue_t` at byte 40 · since CUDA 12.5 */
+  /** `nvmlValue_t` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   decUtil: nvmlValue_st;
-  /** `nvmlValue_t` at byte 48 · since CUDA 12.5 */
+  /** `nvmlValue_t` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   jpgUtil: nvmlValue_st;
-  /** `nvmlValue_t` at byte 56 · since CUDA 12.5 */
+  /** `nvmlValue_t` at byte 56 · added after CUDA 11.8; present in CUDA 12.5 */
   ofaUtil: nvmlValue_st;
 }
 /** `struct nvmlVgpuInstanceUtilizationSample_st` · 48 bytes, align 8 · nvml.h */
@@ -2558,15 +2558,15 @@ export interface nvmlVgpuInstanceUtilizationSample_st {
 }
 /** `struct nvmlVgpuInstancesUtilizationInfo_v1_t` · 32 bytes, align 8 · nvml.h */
 export interface nvmlVgpuInstancesUtilizationInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `nvmlValueType_t` at byte 4 · since CUDA 12.5 */
+  /** `nvmlValueType_t` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   sampleValType: nvmlValueType_t;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuInstanceCount: number;
-  /** `unsigned long long` at byte 16 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   lastSeenTimeStamp: number | bigint;
-  /** `nvmlVgpuInstanceUtilizationInfo_v1_t *` at byte 24 · since CUDA 12.5 */
+  /** `nvmlVgpuInstanceUtilizationInfo_v1_t *` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuUtilArray: number;
 }
 /** `struct nvmlVgpuLicenseExpiry_st` · 16 bytes, align 4 · nvml.h */
@@ -2646,56 +2646,56 @@ export interface nvmlVgpuPgpuMetadata_st {
 }
 /** `struct nvmlVgpuPlacementId_v1_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuPlacementId_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   placementId: number;
 }
 /** `struct nvmlVgpuPlacementList_v1_t` · 24 bytes, align 8 · nvml.h */
 export interface nvmlVgpuPlacementList_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   placementSize: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   count: number;
-  /** `unsigned int *` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   placementIds: number;
 }
 /** `struct nvmlVgpuPlacementList_v2_t` · 32 bytes, align 8 · nvml.h */
 export interface nvmlVgpuPlacementList_v2_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   placementSize: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   count: number;
-  /** `unsigned int *` at byte 16 · since CUDA 13.0 */
+  /** `unsigned int *` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   placementIds: number;
-  /** `unsigned int` at byte 24 · since CUDA 13.0 */
+  /** `unsigned int` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   mode: number;
 }
 /** `struct nvmlVgpuProcessUtilizationInfo_v1_t` · 104 bytes, align 8 · nvml.h */
 export interface nvmlVgpuProcessUtilizationInfo_v1_t {
-  /** `char [64]` at byte 0 · since CUDA 12.5 */
+  /** `char [64]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   processName: string;
-  /** `unsigned long long` at byte 64 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 64 · added after CUDA 11.8; present in CUDA 12.5 */
   timeStamp: number | bigint;
-  /** `nvmlVgpuInstance_t` at byte 72 · since CUDA 12.5 */
+  /** `nvmlVgpuInstance_t` at byte 72 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuInstance: number;
-  /** `unsigned int` at byte 76 · since CUDA 12.5 */
+  /** `unsigned int` at byte 76 · added after CUDA 11.8; present in CUDA 12.5 */
   pid: number;
-  /** `unsigned int` at byte 80 · since CUDA 12.5 */
+  /** `unsigned int` at byte 80 · added after CUDA 11.8; present in CUDA 12.5 */
   smUtil: number;
-  /** `unsigned int` at byte 84 · since CUDA 12.5 */
+  /** `unsigned int` at byte 84 · added after CUDA 11.8; present in CUDA 12.5 */
   memUtil: number;
-  /** `unsigned int` at byte 88 · since CUDA 12.5 */
+  /** `unsigned int` at byte 88 · added after CUDA 11.8; present in CUDA 12.5 */
   encUtil: number;
-  /** `unsigned int` at byte 92 · since CUDA 12.5 */
+  /** `unsigned int` at byte 92 · added after CUDA 11.8; present in CUDA 12.5 */
   decUtil: number;
-  /** `unsigned int` at byte 96 · since CUDA 12.5 */
+  /** `unsigned int` at byte 96 · added after CUDA 11.8; present in CUDA 12.5 */
   jpgUtil: number;
-  /** `unsigned int` at byte 100 · since CUDA 12.5 */
+  /** `unsigned int` at byte 100 · added after CUDA 11.8; present in CUDA 12.5 */
   ofaUtil: number;
 }
 /** `struct nvmlVgpuProcessUtilizationSample_st` · 96 bytes, align 8 · nvml.h */
@@ -2719,179 +2719,179 @@ export interface nvmlVgpuProcessUtilizationSample_st {
 }
 /** `struct nvmlVgpuProcessesUtilizationInfo_v1_t` · 24 bytes, align 8 · nvml.h */
 export interface nvmlVgpuProcessesUtilizationInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuProcessCount: number;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   lastSeenTimeStamp: number | bigint;
-  /** `nvmlVgpuProcessUtilizationInfo_v1_t *` at byte 16 · since CUDA 12.5 */
+  /** `nvmlVgpuProcessUtilizationInfo_v1_t *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuProcUtilArray: number;
 }
 /** `struct nvmlVgpuRuntimeState_v1_t` · 16 bytes, align 8 · nvml.h */
 export interface nvmlVgpuRuntimeState_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned long long` at byte 8 · since CUDA 13.0 */
+  /** `unsigned long long` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   size: number | bigint;
 }
 /** `struct nvmlVgpuSchedulerCapabilities_st` · 40 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerCapabilities_st {
-  /** `unsigned int [3]` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int [3]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   supportedSchedulers: number[];
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   maxTimeslice: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   minTimeslice: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   isArrModeSupported: number;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   maxFrequencyForARR: number;
-  /** `unsigned int` at byte 28 · since CUDA 12.5 */
+  /** `unsigned int` at byte 28 · added after CUDA 11.8; present in CUDA 12.5 */
   minFrequencyForARR: number;
-  /** `unsigned int` at byte 32 · since CUDA 12.5 */
+  /** `unsigned int` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   maxAvgFactorForARR: number;
-  /** `unsigned int` at byte 36 · since CUDA 12.5 */
+  /** `unsigned int` at byte 36 · added after CUDA 11.8; present in CUDA 12.5 */
   minAvgFactorForARR: number;
 }
 /** `struct nvmlVgpuSchedulerGetState_st` · 16 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerGetState_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   schedulerPolicy: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   arrMode: number;
-  /** `nvmlVgpuSchedulerParams_t` at byte 8 · since CUDA 12.5 */
+  /** `nvmlVgpuSchedulerParams_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   schedulerParams: nvmlVgpuSchedulerParams_t;
 }
 /** `struct nvmlVgpuSchedulerLogEntries_st` · 48 bytes, align 8 · nvml.h */
 export interface nvmlVgpuSchedulerLogEntries_st {
-  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   timestamp: number | bigint;
-  /** `unsigned long long` at byte 8 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   timeRunTotal: number | bigint;
-  /** `unsigned long long` at byte 16 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   timeRun: number | bigint;
-  /** `unsigned int` at byte 24 · since CUDA 12.5 */
+  /** `unsigned int` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   swRunlistId: number;
-  /** `unsigned long long` at byte 32 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   targetTimeSlice: number | bigint;
-  /** `unsigned long long` at byte 40 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   cumulativePreemptionTime: number | bigint;
 }
 /** `struct nvmlVgpuSchedulerLogInfo_v1_t` · 9632 bytes, align 8 · nvml.h */
 export interface nvmlVgpuSchedulerLogInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   engineId: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   schedulerPolicy: number;
-  /** `unsigned int` at byte 12 · since CUDA 13.0 */
+  /** `unsigned int` at byte 12 · added after CUDA 12.6; present in CUDA 13.0 */
   arrMode: number;
-  /** `nvmlVgpuSchedulerParams_t` at byte 16 · since CUDA 13.0 */
+  /** `nvmlVgpuSchedulerParams_t` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   schedulerParams: nvmlVgpuSchedulerParams_t;
-  /** `unsigned int` at byte 24 · since CUDA 13.0 */
+  /** `unsigned int` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   entriesCount: number;
-  /** `nvmlVgpuSchedulerLogEntry_t [200]` at byte 32 · since CUDA 13.0 */
+  /** `nvmlVgpuSchedulerLogEntry_t [200]` at byte 32 · added after CUDA 12.6; present in CUDA 13.0 */
   logEntries: nvmlVgpuSchedulerLogEntries_st[];
 }
 /** `struct nvmlVgpuSchedulerLog_st` · 9624 bytes, align 8 · nvml.h */
 export interface nvmlVgpuSchedulerLog_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   engineId: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   schedulerPolicy: number;
-  /** `unsigned int` at byte 8 · since CUDA 12.5 */
+  /** `unsigned int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   arrMode: number;
-  /** `nvmlVgpuSchedulerParams_t` at byte 12 · since CUDA 12.5 */
+  /** `nvmlVgpuSchedulerParams_t` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   schedulerParams: nvmlVgpuSchedulerParams_t;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   entriesCount: number;
-  /** `nvmlVgpuSchedulerLogEntry_t [200]` at byte 24 · since CUDA 12.5 */
+  /** `nvmlVgpuSchedulerLogEntry_t [200]` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   logEntries: nvmlVgpuSchedulerLogEntries_st[];
 }
 /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedData` · 4 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerParams_t_vgpuSchedData {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   timeslice: number;
 }
 /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   avgFactor: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   timeslice: number;
 }
 /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedData` · 4 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerSetParams_t_vgpuSchedData {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   timeslice: number;
 }
 /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   avgFactor: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   frequency: number;
 }
 /** `struct nvmlVgpuSchedulerSetState_st` · 16 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerSetState_st {
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   schedulerPolicy: number;
-  /** `unsigned int` at byte 4 · since CUDA 12.5 */
+  /** `unsigned int` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   enableARRMode: number;
-  /** `nvmlVgpuSchedulerSetParams_t` at byte 8 · since CUDA 12.5 */
+  /** `nvmlVgpuSchedulerSetParams_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   schedulerParams: nvmlVgpuSchedulerSetParams_t;
 }
 /** `struct nvmlVgpuSchedulerStateInfo_v1_t` · 24 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerStateInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   engineId: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   schedulerPolicy: number;
-  /** `unsigned int` at byte 12 · since CUDA 13.0 */
+  /** `unsigned int` at byte 12 · added after CUDA 12.6; present in CUDA 13.0 */
   arrMode: number;
-  /** `nvmlVgpuSchedulerParams_t` at byte 16 · since CUDA 13.0 */
+  /** `nvmlVgpuSchedulerParams_t` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   schedulerParams: nvmlVgpuSchedulerParams_t;
 }
 /** `struct nvmlVgpuSchedulerState_v1_t` · 24 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerState_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   engineId: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   schedulerPolicy: number;
-  /** `unsigned int` at byte 12 · since CUDA 13.0 */
+  /** `unsigned int` at byte 12 · added after CUDA 12.6; present in CUDA 13.0 */
   enableARRMode: number;
-  /** `nvmlVgpuSchedulerSetParams_t` at byte 16 · since CUDA 13.0 */
+  /** `nvmlVgpuSchedulerSetParams_t` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   schedulerParams: nvmlVgpuSchedulerSetParams_t;
 }
 /** `struct nvmlVgpuTypeBar1Info_v1_t` · 16 bytes, align 8 · nvml.h */
 export interface nvmlVgpuTypeBar1Info_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 12.6 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.5; present in CUDA 12.6 */
   version: number;
-  /** `unsigned long long` at byte 8 · since CUDA 12.6 */
+  /** `unsigned long long` at byte 8 · added after CUDA 12.5; present in CUDA 12.6 */
   bar1Size: number | bigint;
 }
 /** `struct nvmlVgpuTypeIdInfo_v1_t` · 16 bytes, align 8 · nvml.h */
 export interface nvmlVgpuTypeIdInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   vgpuCount: number;
-  /** `nvmlVgpuTypeId_t *` at byte 8 · since CUDA 13.0 */
+  /** `nvmlVgpuTypeId_t *` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   vgpuTypeIds: number;
 }
 /** `struct nvmlVgpuTypeMaxInstance_v1_t` · 12 bytes, align 4 · nvml.h */
 export interface nvmlVgpuTypeMaxInstance_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `nvmlVgpuTypeId_t` at byte 4 · since CUDA 13.0 */
+  /** `nvmlVgpuTypeId_t` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   vgpuTypeId: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   maxInstancePerGI: number;
 }
 /** `struct nvmlVgpuVersion_st` · 8 bytes, align 4 · nvml.h */
@@ -2910,61 +2910,61 @@ export interface nvmlViolationTime_st {
 }
 /** `struct nvmlWorkloadPowerProfileCurrentProfiles_v1_t` · 100 bytes, align 4 · nvml.h */
 export interface nvmlWorkloadPowerProfileCurrentProfiles_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `nvmlMask255_t` at byte 4 · since CUDA 13.0 */
+  /** `nvmlMask255_t` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   perfProfilesMask: nvmlMask255_t;
-  /** `nvmlMask255_t` at byte 36 · since CUDA 13.0 */
+  /** `nvmlMask255_t` at byte 36 · added after CUDA 12.6; present in CUDA 13.0 */
   requestedProfilesMask: nvmlMask255_t;
-  /** `nvmlMask255_t` at byte 68 · since CUDA 13.0 */
+  /** `nvmlMask255_t` at byte 68 · added after CUDA 12.6; present in CUDA 13.0 */
   enforcedProfilesMask: nvmlMask255_t;
 }
 /** `struct nvmlWorkloadPowerProfileInfo_v1_t` · 44 bytes, align 4 · nvml.h */
 export interface nvmlWorkloadPowerProfileInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   profileId: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   priority: number;
-  /** `nvmlMask255_t` at byte 12 · since CUDA 13.0 */
+  /** `nvmlMask255_t` at byte 12 · added after CUDA 12.6; present in CUDA 13.0 */
   conflictingMask: nvmlMask255_t;
 }
 /** `struct nvmlWorkloadPowerProfileProfilesInfo_v1_t` · 11256 bytes, align 4 · nvml.h */
 export interface nvmlWorkloadPowerProfileProfilesInfo_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `nvmlMask255_t` at byte 4 · since CUDA 13.0 */
+  /** `nvmlMask255_t` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   perfProfilesMask: nvmlMask255_t;
-  /** `nvmlWorkloadPowerProfileInfo_t [255]` at byte 36 · since CUDA 13.0 */
+  /** `nvmlWorkloadPowerProfileInfo_t [255]` at byte 36 · added after CUDA 12.6; present in CUDA 13.0 */
   perfProfile: nvmlWorkloadPowerProfileInfo_v1_t[];
 }
 /** `struct nvmlWorkloadPowerProfileRequestedProfiles_v1_t` · 36 bytes, align 4 · nvml.h */
 export interface nvmlWorkloadPowerProfileRequestedProfiles_v1_t {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   version: number;
-  /** `nvmlMask255_t` at byte 4 · since CUDA 13.0 */
+  /** `nvmlMask255_t` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   requestedProfilesMask: nvmlMask255_t;
 }
 /** `union nvmlPRMTLV_v1_t_anon2` · 496 bytes, align 1 · nvml.h */
 export interface nvmlPRMTLV_v1_t_anon2 {
-  /** `unsigned char [496]` at byte 0 · since CUDA 13.0 */
+  /** `unsigned char [496]` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   inData: number[];
-  /** `unsigned char [496]` at byte 0 · since CUDA 13.0 */
+  /** `unsigned char [496]` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   outData: number[];
 }
 /** `union nvmlUUIDValue_t` · 41 bytes, align 1 · nvml.h */
 export interface nvmlUUIDValue_t {
-  /** `char [41]` at byte 0 · since CUDA 13.0 */
+  /** `char [41]` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   str: string;
-  /** `unsigned char [16]` at byte 0 · since CUDA 13.0 */
+  /** `unsigned char [16]` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   bytes: number[];
 }
 /** `union nvmlValue_st` · 8 bytes, align 8 · nvml.h */
 export interface nvmlValue_st {
   /** `double` at byte 0 */
   dVal: number;
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   siVal: number;
   /** `unsigned int` at byte 0 */
   uiVal: number;
@@ -2974,21 +2974,21 @@ export interface nvmlValue_st {
   ullVal: number | bigint;
   /** `long long` at byte 0 */
   sllVal: number | bigint;
-  /** `unsigned short` at byte 0 · since CUDA 12.6 */
+  /** `unsigned short` at byte 0 · added after CUDA 12.5; present in CUDA 12.6 */
   usVal: number;
 }
 /** `union nvmlVgpuSchedulerParams_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerParams_t {
-  /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR` at byte 0 · since CUDA 12.5 */
+  /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuSchedDataWithARR: nvmlVgpuSchedulerParams_t_vgpuSchedDataWithARR;
-  /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedData` at byte 0 · since CUDA 12.5 */
+  /** `struct nvmlVgpuSchedulerParams_t_vgpuSchedData` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuSchedData: nvmlVgpuSchedulerParams_t_vgpuSchedData;
 }
 /** `union nvmlVgpuSchedulerSetParams_t` · 8 bytes, align 4 · nvml.h */
 export interface nvmlVgpuSchedulerSetParams_t {
-  /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR` at byte 0 · since CUDA 12.5 */
+  /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuSchedDataWithARR: nvmlVgpuSchedulerSetParams_t_vgpuSchedDataWithARR;
-  /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedData` at byte 0 · since CUDA 12.5 */
+  /** `struct nvmlVgpuSchedulerSetParams_t_vgpuSchedData` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   vgpuSchedData: nvmlVgpuSchedulerSetParams_t_vgpuSchedData;
 }
 

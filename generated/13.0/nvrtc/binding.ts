@@ -18,16 +18,16 @@ nvrtcGetLoweredName|nvrtcGetLoweredName||int32_t|uintptr_t,const char *,void *||
 nvrtcGetNumSupportedArchs|nvrtcGetNumSupportedArchs||int32_t|void *||
 nvrtcGetOptiXIR|nvrtcGetOptiXIR||int32_t|uintptr_t,void *||
 nvrtcGetOptiXIRSize|nvrtcGetOptiXIRSize||int32_t|uintptr_t,void *||
-nvrtcGetPCHCreateStatus|nvrtcGetPCHCreateStatus||int32_t|uintptr_t|13.0|
-nvrtcGetPCHHeapSize|nvrtcGetPCHHeapSize||int32_t|void *|13.0|
-nvrtcGetPCHHeapSizeRequired|nvrtcGetPCHHeapSizeRequired||int32_t|uintptr_t,void *|13.0|
+nvrtcGetPCHCreateStatus|nvrtcGetPCHCreateStatus||int32_t|uintptr_t||
+nvrtcGetPCHHeapSize|nvrtcGetPCHHeapSize||int32_t|void *||
+nvrtcGetPCHHeapSizeRequired|nvrtcGetPCHHeapSizeRequired||int32_t|uintptr_t,void *||
 nvrtcGetPTX|nvrtcGetPTX||int32_t|uintptr_t,void *||
 nvrtcGetPTXSize|nvrtcGetPTXSize||int32_t|uintptr_t,void *||
 nvrtcGetProgramLog|nvrtcGetProgramLog||int32_t|uintptr_t,void *||
 nvrtcGetProgramLogSize|nvrtcGetProgramLogSize||int32_t|uintptr_t,void *||
 nvrtcGetSupportedArchs|nvrtcGetSupportedArchs||int32_t|void *||
-nvrtcSetFlowCallback|nvrtcSetFlowCallback||int32_t|uintptr_t,void *,void *|13.0|
-nvrtcSetPCHHeapSize|nvrtcSetPCHHeapSize||int32_t|uint64_t|13.0|
+nvrtcSetFlowCallback|nvrtcSetFlowCallback||int32_t|uintptr_t,void *,void *||
+nvrtcSetPCHHeapSize|nvrtcSetPCHHeapSize||int32_t|uint64_t||
 nvrtcVersion|nvrtcVersion||int32_t|void *,void *||
 `;
 

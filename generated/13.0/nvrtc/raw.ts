@@ -63,13 +63,13 @@ export declare const nvrtcGetOptiXIR: typeof Add_Get.nvrtcGetOptiXIR;
 /** `nvrtcResult nvrtcGetOptiXIRSize(nvrtcProgram prog, size_t *optixirSizeRet)` · nvrtc.h · CUDA 13.0
  * @function */
 export declare const nvrtcGetOptiXIRSize: typeof Add_Get.nvrtcGetOptiXIRSize;
-/** `nvrtcResult nvrtcGetPCHCreateStatus(nvrtcProgram prog)` · nvrtc.h · CUDA 13.0 (since 13.0)
+/** `nvrtcResult nvrtcGetPCHCreateStatus(nvrtcProgram prog)` · nvrtc.h · CUDA 13.0
  * @function */
 export declare const nvrtcGetPCHCreateStatus: typeof Add_Get.nvrtcGetPCHCreateStatus;
-/** `nvrtcResult nvrtcGetPCHHeapSize(size_t *ret)` · nvrtc.h · CUDA 13.0 (since 13.0)
+/** `nvrtcResult nvrtcGetPCHHeapSize(size_t *ret)` · nvrtc.h · CUDA 13.0
  * @function */
 export declare const nvrtcGetPCHHeapSize: typeof Add_Get.nvrtcGetPCHHeapSize;
-/** `nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)` · nvrtc.h · CUDA 13.0 (since 13.0)
+/** `nvrtcResult nvrtcGetPCHHeapSizeRequired(nvrtcProgram prog, size_t *size)` · nvrtc.h · CUDA 13.0
  * @function */
 export declare const nvrtcGetPCHHeapSizeRequired: typeof Add_Get.nvrtcGetPCHHeapSizeRequired;
 /** `nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx)` · nvrtc.h · CUDA 13.0
@@ -87,10 +87,10 @@ export declare const nvrtcGetProgramLogSize: typeof Add_Get.nvrtcGetProgramLogSi
 /** `nvrtcResult nvrtcGetSupportedArchs(int *supportedArchs)` · nvrtc.h · CUDA 13.0
  * @function */
 export declare const nvrtcGetSupportedArchs: typeof Add_Get.nvrtcGetSupportedArchs;
-/** `nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)` · nvrtc.h · CUDA 13.0 (since 13.0) Takes a C callback `callback`: pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
+/** `nvrtcResult nvrtcSetFlowCallback(nvrtcProgram prog, int (*callback)(void *, void *), void *payload)` · nvrtc.h · CUDA 13.0 Takes a C callback `callback`: pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
  * @function */
 export declare const nvrtcSetFlowCallback: typeof Set_Version.nvrtcSetFlowCallback;
-/** `nvrtcResult nvrtcSetPCHHeapSize(size_t size)` · nvrtc.h · CUDA 13.0 (since 13.0)
+/** `nvrtcResult nvrtcSetPCHHeapSize(size_t size)` · nvrtc.h · CUDA 13.0
  * @function */
 export declare const nvrtcSetPCHHeapSize: typeof Set_Version.nvrtcSetPCHHeapSize;
 /** `nvrtcResult nvrtcVersion(int *major, int *minor)` · nvrtc.h · CUDA 13.0

@@ -23,12 +23,12 @@ export declare enum nvrtcResult {
   NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION = 9,
   NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID = 10,
   NVRTC_ERROR_INTERNAL_ERROR = 11,
-  /** since CUDA 12.5 */ NVRTC_ERROR_TIME_FILE_WRITE_FAILED = 12,
-  /** since CUDA 13.0 */ NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED = 13,
-  /** since CUDA 13.0 */ NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED = 14,
-  /** since CUDA 13.0 */ NVRTC_ERROR_PCH_CREATE = 15,
-  /** 0x10 · since CUDA 13.0 */ NVRTC_ERROR_CANCELLED = 16,
-  /** since CUDA 13.0 */ NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED = 17,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ NVRTC_ERROR_TIME_FILE_WRITE_FAILED = 12,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED = 13,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED = 14,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVRTC_ERROR_PCH_CREATE = 15,
+  /** 0x10 · added after CUDA 12.6; present in CUDA 13.0 */ NVRTC_ERROR_CANCELLED = 16,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ NVRTC_ERROR_TIME_TRACE_FILE_WRITE_FAILED = 17,
 }
 
 /** `typedef struct _nvrtcProgram *nvrtcProgram` · nvrtc.h */

@@ -27,11 +27,11 @@ cudaDeviceGetByPCIBusId|cudaDeviceGetByPCIBusId||int32_t|void *,const char *||
 cudaDeviceGetCacheConfig|cudaDeviceGetCacheConfig||int32_t|void *||
 cudaDeviceGetDefaultMemPool|cudaDeviceGetDefaultMemPool||int32_t|void *,int32_t||
 cudaDeviceGetGraphMemAttribute|cudaDeviceGetGraphMemAttribute||int32_t|int32_t,int32_t,void *||
-cudaDeviceGetHostAtomicCapabilities|cudaDeviceGetHostAtomicCapabilities||int32_t|void *,void *,uint32_t,int32_t|13.0|
+cudaDeviceGetHostAtomicCapabilities|cudaDeviceGetHostAtomicCapabilities||int32_t|void *,void *,uint32_t,int32_t||
 cudaDeviceGetLimit|cudaDeviceGetLimit||int32_t|void *,int32_t||
 cudaDeviceGetMemPool|cudaDeviceGetMemPool||int32_t|void *,int32_t||
 cudaDeviceGetNvSciSyncAttributes|cudaDeviceGetNvSciSyncAttributes||int32_t|void *,int32_t,int32_t||
-cudaDeviceGetP2PAtomicCapabilities|cudaDeviceGetP2PAtomicCapabilities||int32_t|void *,void *,uint32_t,int32_t,int32_t|13.0|
+cudaDeviceGetP2PAtomicCapabilities|cudaDeviceGetP2PAtomicCapabilities||int32_t|void *,void *,uint32_t,int32_t,int32_t||
 cudaDeviceGetP2PAttribute|cudaDeviceGetP2PAttribute||int32_t|void *,int32_t,int32_t,int32_t||
 cudaDeviceGetPCIBusId|cudaDeviceGetPCIBusId||int32_t|void *,int32_t,int32_t||
 cudaDeviceGetSharedMemConfig|cudaDeviceGetSharedMemConfig||int32_t|void *||
@@ -191,25 +191,25 @@ cudaIpcGetEventHandle|cudaIpcGetEventHandle||int32_t|void *,uintptr_t||
 cudaIpcGetMemHandle|cudaIpcGetMemHandle||int32_t|void *,void *||
 cudaIpcOpenEventHandle|cudaIpcOpenEventHandle||int32_t|void *,@cudaIpcEventHandle_st||
 cudaIpcOpenMemHandle|cudaIpcOpenMemHandle||int32_t|void *,@cudaIpcMemHandle_st,uint32_t||
-cudaKernelSetAttributeForDevice|cudaKernelSetAttributeForDevice||int32_t|uintptr_t,int32_t,int32_t,int32_t|13.0|
+cudaKernelSetAttributeForDevice|cudaKernelSetAttributeForDevice||int32_t|uintptr_t,int32_t,int32_t,int32_t||
 cudaLaunchCooperativeKernel|cudaLaunchCooperativeKernel|cudaLaunchCooperativeKernel_ptsz|int32_t|void *,@dim3,@dim3,void *,uint64_t,uintptr_t||
 cudaLaunchHostFunc|cudaLaunchHostFunc|cudaLaunchHostFunc_ptsz|int32_t|uintptr_t,void *,void *||
 cudaLaunchKernel|cudaLaunchKernel|cudaLaunchKernel_ptsz|int32_t|void *,@dim3,@dim3,void *,uint64_t,uintptr_t||
 cudaLaunchKernelExC|cudaLaunchKernelExC|cudaLaunchKernelExC_ptsz|int32_t|void *,void *,void *||
-cudaLibraryEnumerateKernels|cudaLibraryEnumerateKernels||int32_t|void *,uint32_t,uintptr_t|13.0|
-cudaLibraryGetGlobal|cudaLibraryGetGlobal||int32_t|void *,void *,uintptr_t,const char *|13.0|
-cudaLibraryGetKernel|cudaLibraryGetKernel||int32_t|void *,uintptr_t,const char *|13.0|
-cudaLibraryGetKernelCount|cudaLibraryGetKernelCount||int32_t|void *,uintptr_t|13.0|
-cudaLibraryGetManaged|cudaLibraryGetManaged||int32_t|void *,void *,uintptr_t,const char *|13.0|
-cudaLibraryGetUnifiedFunction|cudaLibraryGetUnifiedFunction||int32_t|void *,uintptr_t,const char *|13.0|
-cudaLibraryLoadData|cudaLibraryLoadData||int32_t|void *,void *,void *,void *,uint32_t,void *,void *,uint32_t|13.0|
-cudaLibraryLoadFromFile|cudaLibraryLoadFromFile||int32_t|void *,const char *,void *,void *,uint32_t,void *,void *,uint32_t|13.0|
-cudaLibraryUnload|cudaLibraryUnload||int32_t|uintptr_t|13.0|
-cudaLogsCurrent|cudaLogsCurrent||int32_t|void *,uint32_t|13.0|
-cudaLogsDumpToFile|cudaLogsDumpToFile||int32_t|void *,const char *,uint32_t|13.0|
-cudaLogsDumpToMemory|cudaLogsDumpToMemory||int32_t|void *,void *,void *,uint32_t|13.0|
-cudaLogsRegisterCallback|cudaLogsRegisterCallback||int32_t|void *,void *,void *|13.0|
-cudaLogsUnregisterCallback|cudaLogsUnregisterCallback||int32_t|uintptr_t|13.0|
+cudaLibraryEnumerateKernels|cudaLibraryEnumerateKernels||int32_t|void *,uint32_t,uintptr_t||
+cudaLibraryGetGlobal|cudaLibraryGetGlobal||int32_t|void *,void *,uintptr_t,const char *||
+cudaLibraryGetKernel|cudaLibraryGetKernel||int32_t|void *,uintptr_t,const char *||
+cudaLibraryGetKernelCount|cudaLibraryGetKernelCount||int32_t|void *,uintptr_t||
+cudaLibraryGetManaged|cudaLibraryGetManaged||int32_t|void *,void *,uintptr_t,const char *||
+cudaLibraryGetUnifiedFunction|cudaLibraryGetUnifiedFunction||int32_t|void *,uintptr_t,const char *||
+cudaLibraryLoadData|cudaLibraryLoadData||int32_t|void *,void *,void *,void *,uint32_t,void *,void *,uint32_t||
+cudaLibraryLoadFromFile|cudaLibraryLoadFromFile||int32_t|void *,const char *,void *,void *,uint32_t,void *,void *,uint32_t||
+cudaLibraryUnload|cudaLibraryUnload||int32_t|uintptr_t||
+cudaLogsCurrent|cudaLogsCurrent||int32_t|void *,uint32_t||
+cudaLogsDumpToFile|cudaLogsDumpToFile||int32_t|void *,const char *,uint32_t||
+cudaLogsDumpToMemory|cudaLogsDumpToMemory||int32_t|void *,void *,void *,uint32_t||
+cudaLogsRegisterCallback|cudaLogsRegisterCallback||int32_t|void *,void *,void *||
+cudaLogsUnregisterCallback|cudaLogsUnregisterCallback||int32_t|uintptr_t||
 cudaMalloc|cudaMalloc||int32_t|void *,uint64_t||
 cudaMalloc3D|cudaMalloc3D||int32_t|void *,@cudaExtent||
 cudaMalloc3DArray|cudaMalloc3DArray||int32_t|void *,void *,@cudaExtent,uint32_t||
@@ -221,11 +221,11 @@ cudaMallocManaged|cudaMallocManaged||int32_t|void *,uint64_t,uint32_t||
 cudaMallocMipmappedArray|cudaMallocMipmappedArray||int32_t|void *,void *,@cudaExtent,uint32_t,uint32_t||
 cudaMallocPitch|cudaMallocPitch||int32_t|void *,void *,uint64_t,uint64_t||
 cudaMemAdvise|cudaMemAdvise||int32_t|void *,uint64_t,int32_t,@cudaMemLocation||
-cudaMemDiscardAndPrefetchBatchAsync|cudaMemDiscardAndPrefetchBatchAsync|cudaMemDiscardAndPrefetchBatchAsync_ptsz|int32_t|void *,void *,uint64_t,void *,void *,uint64_t,uint64_t,uintptr_t|13.0|
-cudaMemDiscardBatchAsync|cudaMemDiscardBatchAsync|cudaMemDiscardBatchAsync_ptsz|int32_t|void *,void *,uint64_t,uint64_t,uintptr_t|13.0|
-cudaMemGetDefaultMemPool|cudaMemGetDefaultMemPool||int32_t|void *,void *,int32_t|13.0|
+cudaMemDiscardAndPrefetchBatchAsync|cudaMemDiscardAndPrefetchBatchAsync|cudaMemDiscardAndPrefetchBatchAsync_ptsz|int32_t|void *,void *,uint64_t,void *,void *,uint64_t,uint64_t,uintptr_t||
+cudaMemDiscardBatchAsync|cudaMemDiscardBatchAsync|cudaMemDiscardBatchAsync_ptsz|int32_t|void *,void *,uint64_t,uint64_t,uintptr_t||
+cudaMemGetDefaultMemPool|cudaMemGetDefaultMemPool||int32_t|void *,void *,int32_t||
 cudaMemGetInfo|cudaMemGetInfo||int32_t|void *,void *||
-cudaMemGetMemPool|cudaMemGetMemPool||int32_t|void *,void *,int32_t|13.0|
+cudaMemGetMemPool|cudaMemGetMemPool||int32_t|void *,void *,int32_t||
 cudaMemPoolCreate|cudaMemPoolCreate||int32_t|void *,void *||
 cudaMemPoolDestroy|cudaMemPoolDestroy||int32_t|uintptr_t||
 cudaMemPoolExportPointer|cudaMemPoolExportPointer||int32_t|void *,void *||
@@ -238,10 +238,10 @@ cudaMemPoolSetAccess|cudaMemPoolSetAccess||int32_t|uintptr_t,void *,uint64_t||
 cudaMemPoolSetAttribute|cudaMemPoolSetAttribute||int32_t|uintptr_t,int32_t,void *||
 cudaMemPoolTrimTo|cudaMemPoolTrimTo||int32_t|uintptr_t,uint64_t||
 cudaMemPrefetchAsync|cudaMemPrefetchAsync|cudaMemPrefetchAsync_ptsz|int32_t|void *,uint64_t,@cudaMemLocation,uint32_t,uintptr_t||
-cudaMemPrefetchBatchAsync|cudaMemPrefetchBatchAsync|cudaMemPrefetchBatchAsync_ptsz|int32_t|void *,void *,uint64_t,void *,void *,uint64_t,uint64_t,uintptr_t|13.0|
+cudaMemPrefetchBatchAsync|cudaMemPrefetchBatchAsync|cudaMemPrefetchBatchAsync_ptsz|int32_t|void *,void *,uint64_t,void *,void *,uint64_t,uint64_t,uintptr_t||
 cudaMemRangeGetAttribute|cudaMemRangeGetAttribute||int32_t|void *,uint64_t,int32_t,void *,uint64_t||
 cudaMemRangeGetAttributes|cudaMemRangeGetAttributes||int32_t|void *,void *,void *,uint64_t,void *,uint64_t||
-cudaMemSetMemPool|cudaMemSetMemPool||int32_t|void *,int32_t,uintptr_t|13.0|
+cudaMemSetMemPool|cudaMemSetMemPool||int32_t|void *,int32_t,uintptr_t||
 cudaMemcpy|cudaMemcpy|cudaMemcpy_ptds|int32_t|void *,void *,uint64_t,int32_t||
 cudaMemcpy2D|cudaMemcpy2D|cudaMemcpy2D_ptds|int32_t|void *,uint64_t,void *,uint64_t,uint64_t,uint64_t,int32_t||
 cudaMemcpy2DArrayToArray|cudaMemcpy2DArrayToArray|cudaMemcpy2DArrayToArray_ptds|int32_t|uintptr_t,uint64_t,uint64_t,uintptr_t,uint64_t,uint64_t,uint64_t,uint64_t,int32_t||
@@ -252,12 +252,12 @@ cudaMemcpy2DToArray|cudaMemcpy2DToArray|cudaMemcpy2DToArray_ptds|int32_t|uintptr
 cudaMemcpy2DToArrayAsync|cudaMemcpy2DToArrayAsync|cudaMemcpy2DToArrayAsync_ptsz|int32_t|uintptr_t,uint64_t,uint64_t,void *,uint64_t,uint64_t,uint64_t,int32_t,uintptr_t||
 cudaMemcpy3D|cudaMemcpy3D|cudaMemcpy3D_ptds|int32_t|void *||
 cudaMemcpy3DAsync|cudaMemcpy3DAsync|cudaMemcpy3DAsync_ptsz|int32_t|void *,uintptr_t||
-cudaMemcpy3DBatchAsync|cudaMemcpy3DBatchAsync|cudaMemcpy3DBatchAsync_ptsz|int32_t|uint64_t,void *,uint64_t,uintptr_t|13.0|
+cudaMemcpy3DBatchAsync|cudaMemcpy3DBatchAsync|cudaMemcpy3DBatchAsync_ptsz|int32_t|uint64_t,void *,uint64_t,uintptr_t||
 cudaMemcpy3DPeer|cudaMemcpy3DPeer|cudaMemcpy3DPeer_ptds|int32_t|void *||
 cudaMemcpy3DPeerAsync|cudaMemcpy3DPeerAsync|cudaMemcpy3DPeerAsync_ptsz|int32_t|void *,uintptr_t||
 cudaMemcpyArrayToArray|cudaMemcpyArrayToArray|cudaMemcpyArrayToArray_ptds|int32_t|uintptr_t,uint64_t,uint64_t,uintptr_t,uint64_t,uint64_t,uint64_t,int32_t||
 cudaMemcpyAsync|cudaMemcpyAsync|cudaMemcpyAsync_ptsz|int32_t|void *,void *,uint64_t,int32_t,uintptr_t||
-cudaMemcpyBatchAsync|cudaMemcpyBatchAsync|cudaMemcpyBatchAsync_ptsz|int32_t|void *,void *,void *,uint64_t,void *,void *,uint64_t,uintptr_t|13.0|
+cudaMemcpyBatchAsync|cudaMemcpyBatchAsync|cudaMemcpyBatchAsync_ptsz|int32_t|void *,void *,void *,uint64_t,void *,void *,uint64_t,uintptr_t||
 cudaMemcpyFromArray|cudaMemcpyFromArray|cudaMemcpyFromArray_ptds|int32_t|void *,uintptr_t,uint64_t,uint64_t,uint64_t,int32_t||
 cudaMemcpyFromArrayAsync|cudaMemcpyFromArrayAsync|cudaMemcpyFromArrayAsync_ptsz|int32_t|void *,uintptr_t,uint64_t,uint64_t,uint64_t,int32_t,uintptr_t||
 cudaMemcpyFromSymbol|cudaMemcpyFromSymbol|cudaMemcpyFromSymbol_ptds|int32_t|void *,void *,uint64_t,uint64_t,int32_t||
@@ -302,7 +302,7 @@ cudaStreamDestroy|cudaStreamDestroy||int32_t|uintptr_t||
 cudaStreamEndCapture|cudaStreamEndCapture|cudaStreamEndCapture_ptsz|int32_t|uintptr_t,void *||
 cudaStreamGetAttribute|cudaStreamGetAttribute|cudaStreamGetAttribute_ptsz|int32_t|uintptr_t,int32_t,void *||
 cudaStreamGetCaptureInfo|cudaStreamGetCaptureInfo|cudaStreamGetCaptureInfo_ptsz|int32_t|uintptr_t,void *,void *,void *,void *,void *,void *||
-cudaStreamGetDevice|cudaStreamGetDevice|cudaStreamGetDevice_ptsz|int32_t|uintptr_t,void *|13.0|
+cudaStreamGetDevice|cudaStreamGetDevice|cudaStreamGetDevice_ptsz|int32_t|uintptr_t,void *||
 cudaStreamGetFlags|cudaStreamGetFlags|cudaStreamGetFlags_ptsz|int32_t|uintptr_t,void *||
 cudaStreamGetId|cudaStreamGetId|cudaStreamGetId_ptsz|int32_t|uintptr_t,void *||
 cudaStreamGetPriority|cudaStreamGetPriority|cudaStreamGetPriority_ptsz|int32_t|uintptr_t,void *||

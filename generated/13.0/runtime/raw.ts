@@ -178,7 +178,7 @@ export declare const cudaDeviceGetDefaultMemPool: typeof Ctx_Device.cudaDeviceGe
 /** `cudaError_t cudaDeviceGetGraphMemAttribute(int device, enum cudaGraphMemAttributeType attr, void *value)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaDeviceGetGraphMemAttribute: typeof Ctx_Device.cudaDeviceGetGraphMemAttribute;
-/** `cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int device)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaDeviceGetHostAtomicCapabilities: typeof Ctx_Device.cudaDeviceGetHostAtomicCapabilities;
 /** `cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)` · cuda_runtime_api.h · CUDA 13.0
@@ -190,7 +190,7 @@ export declare const cudaDeviceGetMemPool: typeof Ctx_Device.cudaDeviceGetMemPoo
 /** `cudaError_t cudaDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, int device, int flags)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaDeviceGetNvSciSyncAttributes: typeof Ctx_Device.cudaDeviceGetNvSciSyncAttributes;
-/** `cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const enum cudaAtomicOperation *operations, unsigned int count, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaDeviceGetP2PAtomicCapabilities: typeof Ctx_Device.cudaDeviceGetP2PAtomicCapabilities;
 /** `cudaError_t cudaDeviceGetP2PAttribute(int *value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice)` · cuda_runtime_api.h · CUDA 13.0
@@ -670,7 +670,7 @@ export declare const cudaIpcOpenEventHandle: typeof Ipc_Launch.cudaIpcOpenEventH
 /** `cudaError_t cudaIpcOpenMemHandle(void **devPtr, cudaIpcMemHandle_t handle, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaIpcOpenMemHandle: typeof Ipc_Launch.cudaIpcOpenMemHandle;
-/** `cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, enum cudaFuncAttribute attr, int value, int device)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaKernelSetAttributeForDevice: typeof Ipc_Launch.cudaKernelSetAttributeForDevice;
 /** `cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 gridDim, dim3 blockDim, void **args, size_t sharedMem, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0
@@ -685,46 +685,46 @@ export declare const cudaLaunchKernel: typeof Ipc_Launch.cudaLaunchKernel;
 /** `cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaLaunchKernelExC: typeof Ipc_Launch.cudaLaunchKernelExC;
-/** `cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t *kernels, unsigned int numKernels, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaLibraryEnumerateKernels: typeof Library.cudaLibraryEnumerateKernels;
-/** `cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaLibraryGetGlobal(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaLibraryGetGlobal: typeof Library.cudaLibraryGetGlobal;
-/** `cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaLibraryGetKernel(cudaKernel_t *pKernel, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaLibraryGetKernel: typeof Library.cudaLibraryGetKernel;
-/** `cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaLibraryGetKernelCount(unsigned int *count, cudaLibrary_t lib)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaLibraryGetKernelCount: typeof Library.cudaLibraryGetKernelCount;
-/** `cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaLibraryGetManaged(void **dptr, size_t *bytes, cudaLibrary_t library, const char *name)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaLibraryGetManaged: typeof Library.cudaLibraryGetManaged;
-/** `cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaLibraryGetUnifiedFunction(void **fptr, cudaLibrary_t library, const char *symbol)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaLibraryGetUnifiedFunction: typeof Library.cudaLibraryGetUnifiedFunction;
-/** `cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaLibraryLoadData(cudaLibrary_t *library, const void *code, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaLibraryLoadData: typeof Library.cudaLibraryLoadData;
-/** `cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t *library, const char *fileName, enum cudaJitOption *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, enum cudaLibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaLibraryLoadFromFile: typeof Library.cudaLibraryLoadFromFile;
-/** `cudaError_t cudaLibraryUnload(cudaLibrary_t library)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaLibraryUnload(cudaLibrary_t library)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaLibraryUnload: typeof Library.cudaLibraryUnload;
-/** `cudaError_t cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaLogsCurrent(cudaLogIterator *iterator_out, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaLogsCurrent: typeof Logs_Malloc.cudaLogsCurrent;
-/** `cudaError_t cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaLogsDumpToFile(cudaLogIterator *iterator, const char *pathToFile, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaLogsDumpToFile: typeof Logs_Malloc.cudaLogsDumpToFile;
-/** `cudaError_t cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaLogsDumpToMemory(cudaLogIterator *iterator, char *buffer, size_t *size, unsigned int flags)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaLogsDumpToMemory: typeof Logs_Malloc.cudaLogsDumpToMemory;
-/** `cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0) Takes a C callback `callbackFunc` (callbacks.cudaLogsCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
+/** `cudaError_t cudaLogsRegisterCallback(cudaLogsCallback_t callbackFunc, void *userData, cudaLogsCallbackHandle *callback_out)` · cuda_runtime_api.h · CUDA 13.0 Takes a C callback `callbackFunc` (callbacks.cudaLogsCallback_t): pass `koffi.register(jsFn, koffi.pointer(proto))` and unregister it when done.
  * @function */
 export declare const cudaLogsRegisterCallback: typeof Logs_Malloc.cudaLogsRegisterCallback;
-/** `cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaLogsUnregisterCallback(cudaLogsCallbackHandle callback)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaLogsUnregisterCallback: typeof Logs_Malloc.cudaLogsUnregisterCallback;
 /** `cudaError_t cudaMalloc(void **devPtr, size_t size)` · cuda_runtime_api.h · CUDA 13.0
@@ -760,19 +760,19 @@ export declare const cudaMallocPitch: typeof Logs_Malloc.cudaMallocPitch;
 /** `cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice, struct cudaMemLocation location)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaMemAdvise: typeof Malloc3_Mem.cudaMemAdvise;
-/** `cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaMemDiscardAndPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaMemDiscardAndPrefetchBatchAsync: typeof Malloc3_Mem.cudaMemDiscardAndPrefetchBatchAsync;
-/** `cudaError_t cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaMemDiscardBatchAsync(void **dptrs, size_t *sizes, size_t count, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaMemDiscardBatchAsync: typeof Malloc3_Mem.cudaMemDiscardBatchAsync;
-/** `cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaMemGetDefaultMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaMemGetDefaultMemPool: typeof Malloc3_Mem.cudaMemGetDefaultMemPool;
 /** `cudaError_t cudaMemGetInfo(size_t *free, size_t *total)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaMemGetInfo: typeof Malloc3_Mem.cudaMemGetInfo;
-/** `cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaMemGetMemPool(cudaMemPool_t *memPool, struct cudaMemLocation *location, enum cudaMemAllocationType type)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaMemGetMemPool: typeof Malloc3_Mem.cudaMemGetMemPool;
 /** `cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool, const struct cudaMemPoolProps *poolProps)` · cuda_runtime_api.h · CUDA 13.0
@@ -811,7 +811,7 @@ export declare const cudaMemPoolTrimTo: typeof Malloc3_Mem.cudaMemPoolTrimTo;
 /** `cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned int flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaMemPrefetchAsync: typeof Malloc3_Mem.cudaMemPrefetchAsync;
-/** `cudaError_t cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaMemPrefetchBatchAsync(void **dptrs, size_t *sizes, size_t count, struct cudaMemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaMemPrefetchBatchAsync: typeof Malloc3_Mem.cudaMemPrefetchBatchAsync;
 /** `cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 13.0
@@ -820,7 +820,7 @@ export declare const cudaMemRangeGetAttribute: typeof Malloc3_Mem.cudaMemRangeGe
 /** `cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes, size_t numAttributes, const void *devPtr, size_t count)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaMemRangeGetAttributes: typeof Malloc3_Mem.cudaMemRangeGetAttributes;
-/** `cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaMemSetMemPool(struct cudaMemLocation *location, enum cudaMemAllocationType type, cudaMemPool_t memPool)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaMemSetMemPool: typeof Malloc3_Mem.cudaMemSetMemPool;
 /** `cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0
@@ -853,7 +853,7 @@ export declare const cudaMemcpy3D: typeof Memcpy2_Memcpy3.cudaMemcpy3D;
 /** `cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms *p, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaMemcpy3DAsync: typeof Memcpy2_Memcpy3.cudaMemcpy3DAsync;
-/** `cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaMemcpy3DBatchAsync(size_t numOps, struct cudaMemcpy3DBatchOp *opList, unsigned long long flags, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaMemcpy3DBatchAsync: typeof Memcpy2_Memcpy3.cudaMemcpy3DBatchAsync;
 /** `cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms *p)` · cuda_runtime_api.h · CUDA 13.0
@@ -868,7 +868,7 @@ export declare const cudaMemcpyArrayToArray: typeof Memcpy.cudaMemcpyArrayToArra
 /** `cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaMemcpyAsync: typeof Memcpy.cudaMemcpyAsync;
-/** `cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaMemcpyBatchAsync(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count, struct cudaMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, cudaStream_t stream)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaMemcpyBatchAsync: typeof Memcpy.cudaMemcpyBatchAsync;
 /** `cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset, size_t count, enum cudaMemcpyKind kind)` · cuda_runtime_api.h · CUDA 13.0
@@ -1003,7 +1003,7 @@ export declare const cudaStreamGetAttribute: typeof Runtime_Stream.cudaStreamGet
 /** `cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, cudaGraph_t *graph_out, const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaStreamGetCaptureInfo: typeof Runtime_Stream.cudaStreamGetCaptureInfo;
-/** `cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)` · cuda_runtime_api.h · CUDA 13.0 (since 13.0)
+/** `cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)` · cuda_runtime_api.h · CUDA 13.0
  * @function */
 export declare const cudaStreamGetDevice: typeof Runtime_Stream.cudaStreamGetDevice;
 /** `cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags)` · cuda_runtime_api.h · CUDA 13.0

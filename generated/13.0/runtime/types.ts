@@ -11,8 +11,8 @@ export const HEADER_VERSION = 13000;
 
 /** `enum CUDAlogLevel_enum` · driver_types.h · CUDA 13.0 */
 export declare enum cudaLogLevel {
-  /** since CUDA 13.0 */ cudaLogLevelError = 0,
-  /** since CUDA 13.0 */ cudaLogLevelWarning = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaLogLevelError = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaLogLevelWarning = 1,
 }
 export type CUDAlogLevel_enum = cudaLogLevel;
 export declare const CUDAlogLevel_enum: typeof cudaLogLevel;
@@ -26,44 +26,44 @@ export declare enum cudaAccessProperty {
 
 /** `enum cudaAsyncNotificationType_enum` · driver_types.h · CUDA 13.0 */
 export declare enum cudaAsyncNotificationType {
-  /** since CUDA 12.5 */ cudaAsyncNotificationTypeOverBudget = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaAsyncNotificationTypeOverBudget = 1,
 }
 export type cudaAsyncNotificationType_enum = cudaAsyncNotificationType;
 export declare const cudaAsyncNotificationType_enum: typeof cudaAsyncNotificationType;
 
 /** `enum cudaAtomicOperation` · driver_types.h · CUDA 13.0 */
 export declare enum cudaAtomicOperation {
-  /** since CUDA 13.0 */ cudaAtomicOperationIntegerAdd = 0,
-  /** since CUDA 13.0 */ cudaAtomicOperationIntegerMin = 1,
-  /** since CUDA 13.0 */ cudaAtomicOperationIntegerMax = 2,
-  /** since CUDA 13.0 */ cudaAtomicOperationIntegerIncrement = 3,
-  /** since CUDA 13.0 */ cudaAtomicOperationIntegerDecrement = 4,
-  /** since CUDA 13.0 */ cudaAtomicOperationAnd = 5,
-  /** since CUDA 13.0 */ cudaAtomicOperationOr = 6,
-  /** since CUDA 13.0 */ cudaAtomicOperationXOR = 7,
-  /** since CUDA 13.0 */ cudaAtomicOperationExchange = 8,
-  /** since CUDA 13.0 */ cudaAtomicOperationCAS = 9,
-  /** since CUDA 13.0 */ cudaAtomicOperationFloatAdd = 10,
-  /** since CUDA 13.0 */ cudaAtomicOperationFloatMin = 11,
-  /** since CUDA 13.0 */ cudaAtomicOperationFloatMax = 12,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicOperationIntegerAdd = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicOperationIntegerMin = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicOperationIntegerMax = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicOperationIntegerIncrement = 3,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicOperationIntegerDecrement = 4,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicOperationAnd = 5,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicOperationOr = 6,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicOperationXOR = 7,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicOperationExchange = 8,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicOperationCAS = 9,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicOperationFloatAdd = 10,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicOperationFloatMin = 11,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicOperationFloatMax = 12,
 }
 
 /** `enum cudaAtomicOperationCapability` · driver_types.h · CUDA 13.0 */
 export declare enum cudaAtomicOperationCapability {
-  /** since CUDA 13.0 */ cudaAtomicCapabilitySigned = 1,
-  /** since CUDA 13.0 */ cudaAtomicCapabilityUnsigned = 2,
-  /** since CUDA 13.0 */ cudaAtomicCapabilityReduction = 4,
-  /** since CUDA 13.0 */ cudaAtomicCapabilityScalar32 = 8,
-  /** 0x10 · since CUDA 13.0 */ cudaAtomicCapabilityScalar64 = 16,
-  /** 0x20 · since CUDA 13.0 */ cudaAtomicCapabilityScalar128 = 32,
-  /** 0x40 · since CUDA 13.0 */ cudaAtomicCapabilityVector32x4 = 64,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicCapabilitySigned = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicCapabilityUnsigned = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicCapabilityReduction = 4,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicCapabilityScalar32 = 8,
+  /** 0x10 · added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicCapabilityScalar64 = 16,
+  /** 0x20 · added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicCapabilityScalar128 = 32,
+  /** 0x40 · added after CUDA 12.6; present in CUDA 13.0 */ cudaAtomicCapabilityVector32x4 = 64,
 }
 
 /** `enum cudaCGScope` · driver_types.h · CUDA 13.0 */
 export declare enum cudaCGScope {
   cudaCGScopeInvalid = 0,
   cudaCGScopeGrid = 1,
-  /** since CUDA 13.0 */ cudaCGScopeReserved = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaCGScopeReserved = 2,
 }
 
 /** `enum cudaChannelFormatKind` · driver_types.h · CUDA 13.0 */
@@ -99,7 +99,7 @@ export declare enum cudaChannelFormatKind {
   cudaChannelFormatKindSignedBlockCompressed6H = 28,
   cudaChannelFormatKindUnsignedBlockCompressed7 = 29,
   cudaChannelFormatKindUnsignedBlockCompressed7SRGB = 30,
-  /** 0x1f · since CUDA 13.0 */ cudaChannelFormatKindUnsignedNormalized1010102 = 31,
+  /** 0x1f · added after CUDA 12.6; present in CUDA 13.0 */ cudaChannelFormatKindUnsignedNormalized1010102 = 31,
 }
 
 /** `enum cudaClusterSchedulingPolicy` · driver_types.h · CUDA 13.0 */
@@ -213,7 +213,7 @@ export declare enum cudaDeviceAttr {
   cudaDevAttrReserved93 = 93,
   cudaDevAttrReserved94 = 94,
   cudaDevAttrCooperativeLaunch = 95,
-  /** since CUDA 13.0 */ cudaDevAttrReserved96 = 96,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaDevAttrReserved96 = 96,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
   cudaDevAttrCanFlushRemoteWrites = 98,
   cudaDevAttrHostRegisterSupported = 99,
@@ -233,36 +233,36 @@ export declare enum cudaDeviceAttr {
   cudaDevAttrMemoryPoolSupportedHandleTypes = 119,
   cudaDevAttrClusterLaunch = 120,
   cudaDevAttrDeferredMappingCudaArraySupported = 121,
-  /** since CUDA 12.5 */ cudaDevAttrReserved122 = 122,
-  /** since CUDA 12.5 */ cudaDevAttrReserved123 = 123,
-  /** since CUDA 12.5 */ cudaDevAttrReserved124 = 124,
-  /** since CUDA 12.5 */ cudaDevAttrIpcEventSupport = 125,
-  /** since CUDA 12.5 */ cudaDevAttrMemSyncDomainCount = 126,
-  /** 0x7f · since CUDA 12.5 */ cudaDevAttrReserved127 = 127,
-  /** 0x80 · since CUDA 12.5 */ cudaDevAttrReserved128 = 128,
-  /** since CUDA 12.5 */ cudaDevAttrReserved129 = 129,
-  /** since CUDA 12.5 */ cudaDevAttrNumaConfig = 130,
-  /** since CUDA 12.5 */ cudaDevAttrNumaId = 131,
-  /** since CUDA 12.5 */ cudaDevAttrReserved132 = 132,
-  /** since CUDA 12.5 */ cudaDevAttrMpsEnabled = 133,
-  /** since CUDA 12.5 */ cudaDevAttrHostNumaId = 134,
-  /** since CUDA 12.5 */ cudaDevAttrD3D12CigSupported = 135,
-  /** since CUDA 13.0 */ cudaDevAttrVulkanCigSupported = 138,
-  /** since CUDA 13.0 */ cudaDevAttrGpuPciDeviceId = 139,
-  /** since CUDA 13.0 */ cudaDevAttrGpuPciSubsystemId = 140,
-  /** since CUDA 13.0 */ cudaDevAttrReserved141 = 141,
-  /** since CUDA 13.0 */ cudaDevAttrHostNumaMemoryPoolsSupported = 142,
-  /** since CUDA 13.0 */ cudaDevAttrHostNumaMultinodeIpcSupported = 143,
-  /** since CUDA 13.0 */ cudaDevAttrHostMemoryPoolsSupported = 144,
-  /** since CUDA 13.0 */ cudaDevAttrReserved145 = 145,
-  /** since CUDA 13.0 */ cudaDevAttrOnlyPartialHostNativeAtomicSupported = 147,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrReserved122 = 122,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrReserved123 = 123,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrReserved124 = 124,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrIpcEventSupport = 125,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrMemSyncDomainCount = 126,
+  /** 0x7f · added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrReserved127 = 127,
+  /** 0x80 · added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrReserved128 = 128,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrReserved129 = 129,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrNumaConfig = 130,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrNumaId = 131,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrReserved132 = 132,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrMpsEnabled = 133,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrHostNumaId = 134,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDevAttrD3D12CigSupported = 135,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaDevAttrVulkanCigSupported = 138,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaDevAttrGpuPciDeviceId = 139,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaDevAttrGpuPciSubsystemId = 140,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaDevAttrReserved141 = 141,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaDevAttrHostNumaMemoryPoolsSupported = 142,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaDevAttrHostNumaMultinodeIpcSupported = 143,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaDevAttrHostMemoryPoolsSupported = 144,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaDevAttrReserved145 = 145,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaDevAttrOnlyPartialHostNativeAtomicSupported = 147,
   cudaDevAttrMax = 148,
 }
 
 /** `enum cudaDeviceNumaConfig` · driver_types.h · CUDA 13.0 */
 export declare enum cudaDeviceNumaConfig {
-  /** since CUDA 12.5 */ cudaDeviceNumaConfigNone = 0,
-  /** since CUDA 12.5 */ cudaDeviceNumaConfigNumaNode = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDeviceNumaConfigNone = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDeviceNumaConfigNumaNode = 1,
 }
 
 /** `enum cudaDeviceP2PAttr` · driver_types.h · CUDA 13.0 */
@@ -271,14 +271,14 @@ export declare enum cudaDeviceP2PAttr {
   cudaDevP2PAttrAccessSupported = 2,
   cudaDevP2PAttrNativeAtomicSupported = 3,
   cudaDevP2PAttrCudaArrayAccessSupported = 4,
-  /** since CUDA 13.0 */ cudaDevP2PAttrOnlyPartialNativeAtomicSupported = 5,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaDevP2PAttrOnlyPartialNativeAtomicSupported = 5,
 }
 
 /** `enum cudaDriverEntryPointQueryResult` · driver_types.h · CUDA 13.0 */
 export declare enum cudaDriverEntryPointQueryResult {
-  /** since CUDA 12.5 */ cudaDriverEntryPointSuccess = 0,
-  /** since CUDA 12.5 */ cudaDriverEntryPointSymbolNotFound = 1,
-  /** since CUDA 12.5 */ cudaDriverEntryPointVersionNotSufficent = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDriverEntryPointSuccess = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDriverEntryPointSymbolNotFound = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaDriverEntryPointVersionNotSufficent = 2,
 }
 
 /** `enum cudaError` · driver_types.h · CUDA 13.0 */
@@ -354,8 +354,8 @@ export declare enum cudaError_t {
   cudaErrorUnsupportedPtxVersion = 222,
   cudaErrorJitCompilationDisabled = 223,
   cudaErrorUnsupportedExecAffinity = 224,
-  /** since CUDA 12.5 */ cudaErrorUnsupportedDevSideSync = 225,
-  /** since CUDA 13.0 */ cudaErrorContained = 226,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaErrorUnsupportedDevSideSync = 225,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaErrorContained = 226,
   cudaErrorInvalidSource = 300,
   cudaErrorFileNotFound = 301,
   cudaErrorSharedObjectSymbolNotFound = 302,
@@ -363,7 +363,7 @@ export declare enum cudaError_t {
   cudaErrorOperatingSystem = 304,
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorIllegalState = 401,
-  /** since CUDA 12.5 */ cudaErrorLossyQuery = 402,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaErrorLossyQuery = 402,
   cudaErrorSymbolNotFound = 500,
   cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700,
@@ -385,7 +385,7 @@ export declare enum cudaError_t {
   cudaErrorInvalidPc = 718,
   cudaErrorLaunchFailure = 719,
   cudaErrorCooperativeLaunchTooLarge = 720,
-  /** since CUDA 13.0 */ cudaErrorTensorMemoryLeak = 721,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaErrorTensorMemoryLeak = 721,
   cudaErrorNotPermitted = 800,
   cudaErrorNotSupported = 801,
   cudaErrorSystemNotReady = 802,
@@ -397,8 +397,8 @@ export declare enum cudaError_t {
   cudaErrorMpsMaxClientsReached = 808,
   cudaErrorMpsMaxConnectionsReached = 809,
   cudaErrorMpsClientTerminated = 810,
-  /** since CUDA 12.5 */ cudaErrorCdpNotSupported = 811,
-  /** since CUDA 12.5 */ cudaErrorCdpVersionMismatch = 812,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaErrorCdpNotSupported = 811,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaErrorCdpVersionMismatch = 812,
   cudaErrorStreamCaptureUnsupported = 900,
   cudaErrorStreamCaptureInvalidated = 901,
   cudaErrorStreamCaptureMerge = 902,
@@ -412,9 +412,9 @@ export declare enum cudaError_t {
   cudaErrorGraphExecUpdateFailure = 910,
   cudaErrorExternalDevice = 911,
   cudaErrorInvalidClusterSize = 912,
-  /** since CUDA 12.6 */ cudaErrorFunctionNotLoaded = 913,
-  /** since CUDA 12.6 */ cudaErrorInvalidResourceType = 914,
-  /** since CUDA 12.6 */ cudaErrorInvalidResourceConfiguration = 915,
+  /** added after CUDA 12.5; present in CUDA 12.6 */ cudaErrorFunctionNotLoaded = 913,
+  /** added after CUDA 12.5; present in CUDA 12.6 */ cudaErrorInvalidResourceType = 914,
+  /** added after CUDA 12.5; present in CUDA 12.6 */ cudaErrorInvalidResourceConfiguration = 915,
   cudaErrorUnknown = 999,
   cudaErrorApiFailureBase = 10000,
 }
@@ -501,20 +501,20 @@ export declare enum cudaGetDriverEntryPointFlags {
 
 /** `enum cudaGraphChildGraphNodeOwnership` · driver_types.h · CUDA 13.0 */
 export declare enum cudaGraphChildGraphNodeOwnership {
-  /** since CUDA 13.0 */ cudaGraphChildGraphOwnershipClone = 0,
-  /** since CUDA 13.0 */ cudaGraphChildGraphOwnershipMove = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaGraphChildGraphOwnershipClone = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaGraphChildGraphOwnershipMove = 1,
 }
 
 /** `enum cudaGraphConditionalHandleFlags` · driver_types.h · CUDA 13.0 */
 export declare enum cudaGraphConditionalHandleFlags {
-  /** since CUDA 12.5 */ cudaGraphCondAssignDefault = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphCondAssignDefault = 1,
 }
 
 /** `enum cudaGraphConditionalNodeType` · driver_types.h · CUDA 13.0 */
 export declare enum cudaGraphConditionalNodeType {
-  /** since CUDA 12.5 */ cudaGraphCondTypeIf = 0,
-  /** since CUDA 12.5 */ cudaGraphCondTypeWhile = 1,
-  /** since CUDA 13.0 */ cudaGraphCondTypeSwitch = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphCondTypeIf = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphCondTypeWhile = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaGraphCondTypeSwitch = 2,
 }
 
 /** `enum cudaGraphDebugDotFlags` · driver_types.h · CUDA 13.0 */
@@ -529,13 +529,13 @@ export declare enum cudaGraphDebugDotFlags {
   /** 0x100 */ cudaGraphDebugDotFlagsExtSemasWaitNodeParams = 256,
   /** 0x200 */ cudaGraphDebugDotFlagsKernelNodeAttributes = 512,
   /** 0x400 */ cudaGraphDebugDotFlagsHandles = 1024,
-  /** 0x8000 · since CUDA 12.5 */ cudaGraphDebugDotFlagsConditionalNodeParams = 32768,
+  /** 0x8000 · added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphDebugDotFlagsConditionalNodeParams = 32768,
 }
 
 /** `enum cudaGraphDependencyType_enum` · driver_types.h · CUDA 13.0 */
 export declare enum cudaGraphDependencyType {
-  /** since CUDA 12.5 */ cudaGraphDependencyTypeDefault = 0,
-  /** since CUDA 12.5 */ cudaGraphDependencyTypeProgrammatic = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphDependencyTypeDefault = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphDependencyTypeProgrammatic = 1,
 }
 export type cudaGraphDependencyType_enum = cudaGraphDependencyType;
 export declare const cudaGraphDependencyType_enum: typeof cudaGraphDependencyType;
@@ -556,27 +556,27 @@ export declare enum cudaGraphExecUpdateResult {
 /** `enum cudaGraphInstantiateFlags` · driver_types.h · CUDA 13.0 */
 export declare enum cudaGraphInstantiateFlags {
   cudaGraphInstantiateFlagAutoFreeOnLaunch = 1,
-  /** since CUDA 12.5 */ cudaGraphInstantiateFlagUpload = 2,
-  /** since CUDA 12.5 */ cudaGraphInstantiateFlagDeviceLaunch = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphInstantiateFlagUpload = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphInstantiateFlagDeviceLaunch = 4,
   cudaGraphInstantiateFlagUseNodePriority = 8,
 }
 
 /** `enum cudaGraphInstantiateResult` · driver_types.h · CUDA 13.0 */
 export declare enum cudaGraphInstantiateResult {
-  /** since CUDA 12.5 */ cudaGraphInstantiateSuccess = 0,
-  /** since CUDA 12.5 */ cudaGraphInstantiateError = 1,
-  /** since CUDA 12.5 */ cudaGraphInstantiateInvalidStructure = 2,
-  /** since CUDA 12.5 */ cudaGraphInstantiateNodeOperationNotSupported = 3,
-  /** since CUDA 12.5 */ cudaGraphInstantiateMultipleDevicesNotSupported = 4,
-  /** since CUDA 13.0 */ cudaGraphInstantiateConditionalHandleUnused = 5,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphInstantiateSuccess = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphInstantiateError = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphInstantiateInvalidStructure = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphInstantiateNodeOperationNotSupported = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphInstantiateMultipleDevicesNotSupported = 4,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaGraphInstantiateConditionalHandleUnused = 5,
 }
 
 /** `enum cudaGraphKernelNodeField` · driver_types.h · CUDA 13.0 */
 export declare enum cudaGraphKernelNodeField {
-  /** since CUDA 12.5 */ cudaGraphKernelNodeFieldInvalid = 0,
-  /** since CUDA 12.5 */ cudaGraphKernelNodeFieldGridDim = 1,
-  /** since CUDA 12.5 */ cudaGraphKernelNodeFieldParam = 2,
-  /** since CUDA 12.5 */ cudaGraphKernelNodeFieldEnabled = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphKernelNodeFieldInvalid = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphKernelNodeFieldGridDim = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphKernelNodeFieldParam = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphKernelNodeFieldEnabled = 3,
 }
 
 /** `enum cudaGraphMemAttributeType` · driver_types.h · CUDA 13.0 */
@@ -601,7 +601,7 @@ export declare enum cudaGraphNodeType {
   cudaGraphNodeTypeExtSemaphoreWait = 9,
   cudaGraphNodeTypeMemAlloc = 10,
   cudaGraphNodeTypeMemFree = 11,
-  /** since CUDA 12.5 */ cudaGraphNodeTypeConditional = 13,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaGraphNodeTypeConditional = 13,
   cudaGraphNodeTypeCount = 14,
 }
 
@@ -633,36 +633,36 @@ export declare enum cudaGraphicsRegisterFlags {
 
 /** `enum cudaJitOption` · driver_types.h · CUDA 13.0 */
 export declare enum cudaJitOption {
-  /** since CUDA 13.0 */ cudaJitMaxRegisters = 0,
-  /** since CUDA 13.0 */ cudaJitThreadsPerBlock = 1,
-  /** since CUDA 13.0 */ cudaJitWallTime = 2,
-  /** since CUDA 13.0 */ cudaJitInfoLogBuffer = 3,
-  /** since CUDA 13.0 */ cudaJitInfoLogBufferSizeBytes = 4,
-  /** since CUDA 13.0 */ cudaJitErrorLogBuffer = 5,
-  /** since CUDA 13.0 */ cudaJitErrorLogBufferSizeBytes = 6,
-  /** since CUDA 13.0 */ cudaJitOptimizationLevel = 7,
-  /** since CUDA 13.0 */ cudaJitFallbackStrategy = 10,
-  /** since CUDA 13.0 */ cudaJitGenerateDebugInfo = 11,
-  /** since CUDA 13.0 */ cudaJitLogVerbose = 12,
-  /** since CUDA 13.0 */ cudaJitGenerateLineInfo = 13,
-  /** since CUDA 13.0 */ cudaJitCacheMode = 14,
-  /** since CUDA 13.0 */ cudaJitPositionIndependentCode = 30,
-  /** 0x1f · since CUDA 13.0 */ cudaJitMinCtaPerSm = 31,
-  /** 0x20 · since CUDA 13.0 */ cudaJitMaxThreadsPerBlock = 32,
-  /** since CUDA 13.0 */ cudaJitOverrideDirectiveValues = 33,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitMaxRegisters = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitThreadsPerBlock = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitWallTime = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitInfoLogBuffer = 3,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitInfoLogBufferSizeBytes = 4,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitErrorLogBuffer = 5,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitErrorLogBufferSizeBytes = 6,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitOptimizationLevel = 7,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitFallbackStrategy = 10,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitGenerateDebugInfo = 11,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitLogVerbose = 12,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitGenerateLineInfo = 13,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitCacheMode = 14,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitPositionIndependentCode = 30,
+  /** 0x1f · added after CUDA 12.6; present in CUDA 13.0 */ cudaJitMinCtaPerSm = 31,
+  /** 0x20 · added after CUDA 12.6; present in CUDA 13.0 */ cudaJitMaxThreadsPerBlock = 32,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitOverrideDirectiveValues = 33,
 }
 
 /** `enum cudaJit_CacheMode` · driver_types.h · CUDA 13.0 */
 export declare enum cudaJit_CacheMode {
-  /** since CUDA 13.0 */ cudaJitCacheOptionNone = 0,
-  /** since CUDA 13.0 */ cudaJitCacheOptionCG = 1,
-  /** since CUDA 13.0 */ cudaJitCacheOptionCA = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitCacheOptionNone = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitCacheOptionCG = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaJitCacheOptionCA = 2,
 }
 
 /** `enum cudaJit_Fallback` · driver_types.h · CUDA 13.0 */
 export declare enum cudaJit_Fallback {
-  /** since CUDA 13.0 */ cudaPreferPtx = 0,
-  /** since CUDA 13.0 */ cudaPreferBinary = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaPreferPtx = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaPreferBinary = 1,
 }
 
 /** `enum cudaLaunchAttributeID` · driver_types.h · CUDA 13.0 */
@@ -676,25 +676,25 @@ export declare enum cudaLaunchAttributeID {
   cudaLaunchAttributeProgrammaticStreamSerialization = 6,
   cudaLaunchAttributeProgrammaticEvent = 7,
   cudaLaunchAttributePriority = 8,
-  /** since CUDA 12.5 */ cudaLaunchAttributeMemSyncDomainMap = 9,
-  /** since CUDA 12.5 */ cudaLaunchAttributeMemSyncDomain = 10,
-  /** since CUDA 13.0 */ cudaLaunchAttributePreferredClusterDimension = 11,
-  /** since CUDA 12.5 */ cudaLaunchAttributeLaunchCompletionEvent = 12,
-  /** since CUDA 12.5 */ cudaLaunchAttributeDeviceUpdatableKernelNode = 13,
-  /** since CUDA 12.5 */ cudaLaunchAttributePreferredSharedMemoryCarveout = 14,
-  /** 0x10 · since CUDA 13.0 */ cudaLaunchAttributeNvlinkUtilCentricScheduling = 16,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaLaunchAttributeMemSyncDomainMap = 9,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaLaunchAttributeMemSyncDomain = 10,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaLaunchAttributePreferredClusterDimension = 11,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaLaunchAttributeLaunchCompletionEvent = 12,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaLaunchAttributeDeviceUpdatableKernelNode = 13,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaLaunchAttributePreferredSharedMemoryCarveout = 14,
+  /** 0x10 · added after CUDA 12.6; present in CUDA 13.0 */ cudaLaunchAttributeNvlinkUtilCentricScheduling = 16,
 }
 
 /** `enum cudaLaunchMemSyncDomain` · driver_types.h · CUDA 13.0 */
 export declare enum cudaLaunchMemSyncDomain {
-  /** since CUDA 12.5 */ cudaLaunchMemSyncDomainDefault = 0,
-  /** since CUDA 12.5 */ cudaLaunchMemSyncDomainRemote = 1,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaLaunchMemSyncDomainDefault = 0,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaLaunchMemSyncDomainRemote = 1,
 }
 
 /** `enum cudaLibraryOption` · driver_types.h · CUDA 13.0 */
 export declare enum cudaLibraryOption {
-  /** since CUDA 13.0 */ cudaLibraryHostUniversalFunctionAndDataTable = 0,
-  /** since CUDA 13.0 */ cudaLibraryBinaryIsPreserved = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaLibraryHostUniversalFunctionAndDataTable = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaLibraryBinaryIsPreserved = 1,
 }
 
 /** `enum cudaLimit` · driver_types.h · CUDA 13.0 */
@@ -721,25 +721,25 @@ export declare enum cudaMemAllocationHandleType {
   cudaMemHandleTypePosixFileDescriptor = 1,
   cudaMemHandleTypeWin32 = 2,
   cudaMemHandleTypeWin32Kmt = 4,
-  /** since CUDA 12.5 */ cudaMemHandleTypeFabric = 8,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemHandleTypeFabric = 8,
 }
 
 /** `enum cudaMemAllocationType` · driver_types.h · CUDA 13.0 */
 export declare enum cudaMemAllocationType {
   cudaMemAllocationTypeInvalid = 0,
   cudaMemAllocationTypePinned = 1,
-  /** since CUDA 13.0 */ cudaMemAllocationTypeManaged = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaMemAllocationTypeManaged = 2,
   /** 0x7fffffff */ cudaMemAllocationTypeMax = 2147483647,
 }
 
 /** `enum cudaMemLocationType` · driver_types.h · CUDA 13.0 */
 export declare enum cudaMemLocationType {
   cudaMemLocationTypeInvalid = 0,
-  /** since CUDA 13.0 */ cudaMemLocationTypeNone = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaMemLocationTypeNone = 0,
   cudaMemLocationTypeDevice = 1,
-  /** since CUDA 12.5 */ cudaMemLocationTypeHost = 2,
-  /** since CUDA 12.5 */ cudaMemLocationTypeHostNuma = 3,
-  /** since CUDA 12.5 */ cudaMemLocationTypeHostNumaCurrent = 4,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemLocationTypeHost = 2,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemLocationTypeHostNuma = 3,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemLocationTypeHostNumaCurrent = 4,
 }
 
 /** `enum cudaMemPoolAttr` · driver_types.h · CUDA 13.0 */
@@ -760,23 +760,23 @@ export declare enum cudaMemRangeAttribute {
   cudaMemRangeAttributePreferredLocation = 2,
   cudaMemRangeAttributeAccessedBy = 3,
   cudaMemRangeAttributeLastPrefetchLocation = 4,
-  /** since CUDA 12.5 */ cudaMemRangeAttributePreferredLocationType = 5,
-  /** since CUDA 12.5 */ cudaMemRangeAttributePreferredLocationId = 6,
-  /** since CUDA 12.5 */ cudaMemRangeAttributeLastPrefetchLocationType = 7,
-  /** since CUDA 12.5 */ cudaMemRangeAttributeLastPrefetchLocationId = 8,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemRangeAttributePreferredLocationType = 5,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemRangeAttributePreferredLocationId = 6,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemRangeAttributeLastPrefetchLocationType = 7,
+  /** added after CUDA 11.8; present in CUDA 12.5 */ cudaMemRangeAttributeLastPrefetchLocationId = 8,
 }
 
 /** `enum cudaMemcpy3DOperandType` · driver_types.h · CUDA 13.0 */
 export declare enum cudaMemcpy3DOperandType {
-  /** since CUDA 13.0 */ cudaMemcpyOperandTypePointer = 1,
-  /** since CUDA 13.0 */ cudaMemcpyOperandTypeArray = 2,
-  /** 0x7fffffff · since CUDA 13.0 */ cudaMemcpyOperandTypeMax = 2147483647,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaMemcpyOperandTypePointer = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaMemcpyOperandTypeArray = 2,
+  /** 0x7fffffff · added after CUDA 12.6; present in CUDA 13.0 */ cudaMemcpyOperandTypeMax = 2147483647,
 }
 
 /** `enum cudaMemcpyFlags` · driver_types.h · CUDA 13.0 */
 export declare enum cudaMemcpyFlags {
-  /** since CUDA 13.0 */ cudaMemcpyFlagDefault = 0,
-  /** since CUDA 13.0 */ cudaMemcpyFlagPreferOverlapWithCompute = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaMemcpyFlagDefault = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaMemcpyFlagPreferOverlapWithCompute = 1,
 }
 
 /** `enum cudaMemcpyKind` · driver_types.h · CUDA 13.0 */
@@ -790,11 +790,11 @@ export declare enum cudaMemcpyKind {
 
 /** `enum cudaMemcpySrcAccessOrder` · driver_types.h · CUDA 13.0 */
 export declare enum cudaMemcpySrcAccessOrder {
-  /** since CUDA 13.0 */ cudaMemcpySrcAccessOrderInvalid = 0,
-  /** since CUDA 13.0 */ cudaMemcpySrcAccessOrderStream = 1,
-  /** since CUDA 13.0 */ cudaMemcpySrcAccessOrderDuringApiCall = 2,
-  /** since CUDA 13.0 */ cudaMemcpySrcAccessOrderAny = 3,
-  /** 0x7fffffff · since CUDA 13.0 */ cudaMemcpySrcAccessOrderMax = 2147483647,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaMemcpySrcAccessOrderInvalid = 0,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaMemcpySrcAccessOrderStream = 1,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaMemcpySrcAccessOrderDuringApiCall = 2,
+  /** added after CUDA 12.6; present in CUDA 13.0 */ cudaMemcpySrcAccessOrderAny = 3,
+  /** 0x7fffffff · added after CUDA 12.6; present in CUDA 13.0 */ cudaMemcpySrcAccessOrderMax = 2147483647,
 }
 
 /** `enum cudaMemoryAdvise` · driver_types.h · CUDA 13.0 */
@@ -1191,14 +1191,14 @@ export interface cudaArraySparseProperties_tileExtent {
 }
 /** `struct cudaAsyncNotificationInfo` · 16 bytes, align 8 · driver_types.h */
 export interface cudaAsyncNotificationInfo {
-  /** `cudaAsyncNotificationType` at byte 0 · since CUDA 12.5 */
+  /** `cudaAsyncNotificationType` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   type: cudaAsyncNotificationType;
-  /** `union cudaAsyncNotificationInfo_info` at byte 8 · since CUDA 12.5 */
+  /** `union cudaAsyncNotificationInfo_info` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   info: cudaAsyncNotificationInfo_info;
 }
 /** `struct cudaAsyncNotificationInfo_info_overBudget` · 8 bytes, align 8 · driver_types.h */
 export interface cudaAsyncNotificationInfo_info_overBudget {
-  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   bytesOverBudget: number | bigint;
 }
 /** `struct cudaChannelFormatDesc` · 20 bytes, align 4 · driver_types.h */
@@ -1216,20 +1216,20 @@ export interface cudaChannelFormatDesc {
 }
 /** `struct cudaChildGraphNodeParams` · 16 bytes, align 8 · driver_types.h */
 export interface cudaChildGraphNodeParams {
-  /** `cudaGraph_t` at byte 0 · since CUDA 12.5 */
+  /** `cudaGraph_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   graph: cudaGraph_t;
-  /** `enum cudaGraphChildGraphNodeOwnership` at byte 8 · since CUDA 13.0 */
+  /** `enum cudaGraphChildGraphNodeOwnership` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   ownership: cudaGraphChildGraphNodeOwnership;
 }
 /** `struct cudaConditionalNodeParams` · 24 bytes, align 8 · driver_types.h */
 export interface cudaConditionalNodeParams {
-  /** `cudaGraphConditionalHandle` at byte 0 · since CUDA 12.5 */
+  /** `cudaGraphConditionalHandle` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   handle: number | bigint;
-  /** `enum cudaGraphConditionalNodeType` at byte 8 · since CUDA 12.5 */
+  /** `enum cudaGraphConditionalNodeType` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   type: cudaGraphConditionalNodeType;
-  /** `unsigned int` at byte 12 · since CUDA 12.5 */
+  /** `unsigned int` at byte 12 · added after CUDA 11.8; present in CUDA 12.5 */
   size: number;
-  /** `cudaGraph_t *` at byte 16 · since CUDA 12.5 */
+  /** `cudaGraph_t *` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   phGraph_out: number;
 }
 /** `struct cudaDeviceProp` · 1008 bytes, align 8 · driver_types.h */
@@ -1378,57 +1378,57 @@ export interface cudaDeviceProp {
   accessPolicyMaxWindowSize: number;
   /** `size_t` at byte 696 */
   reservedSharedMemPerBlock: number;
-  /** `int` at byte 704 · since CUDA 12.5 */
+  /** `int` at byte 704 · added after CUDA 11.8; present in CUDA 12.5 */
   hostRegisterSupported: number;
-  /** `int` at byte 708 · since CUDA 12.5 */
+  /** `int` at byte 708 · added after CUDA 11.8; present in CUDA 12.5 */
   sparseCudaArraySupported: number;
-  /** `int` at byte 712 · since CUDA 12.5 */
+  /** `int` at byte 712 · added after CUDA 11.8; present in CUDA 12.5 */
   hostRegisterReadOnlySupported: number;
-  /** `int` at byte 716 · since CUDA 12.5 */
+  /** `int` at byte 716 · added after CUDA 11.8; present in CUDA 12.5 */
   timelineSemaphoreInteropSupported: number;
-  /** `int` at byte 720 · since CUDA 12.5 */
+  /** `int` at byte 720 · added after CUDA 11.8; present in CUDA 12.5 */
   memoryPoolsSupported: number;
-  /** `int` at byte 724 · since CUDA 12.5 */
+  /** `int` at byte 724 · added after CUDA 11.8; present in CUDA 12.5 */
   gpuDirectRDMASupported: number;
-  /** `unsigned int` at byte 728 · since CUDA 12.5 */
+  /** `unsigned int` at byte 728 · added after CUDA 11.8; present in CUDA 12.5 */
   gpuDirectRDMAFlushWritesOptions: number;
-  /** `int` at byte 732 · since CUDA 12.5 */
+  /** `int` at byte 732 · added after CUDA 11.8; present in CUDA 12.5 */
   gpuDirectRDMAWritesOrdering: number;
-  /** `unsigned int` at byte 736 · since CUDA 12.5 */
+  /** `unsigned int` at byte 736 · added after CUDA 11.8; present in CUDA 12.5 */
   memoryPoolSupportedHandleTypes: number;
-  /** `int` at byte 740 · since CUDA 12.5 */
+  /** `int` at byte 740 · added after CUDA 11.8; present in CUDA 12.5 */
   deferredMappingCudaArraySupported: number;
-  /** `int` at byte 744 · since CUDA 12.5 */
+  /** `int` at byte 744 · added after CUDA 11.8; present in CUDA 12.5 */
   ipcEventSupported: number;
-  /** `int` at byte 748 · since CUDA 12.5 */
+  /** `int` at byte 748 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterLaunch: number;
-  /** `int` at byte 752 · since CUDA 12.5 */
+  /** `int` at byte 752 · added after CUDA 11.8; present in CUDA 12.5 */
   unifiedFunctionPointers: number;
-  /** `int` at byte 756 · since CUDA 13.0 */
+  /** `int` at byte 756 · added after CUDA 12.6; present in CUDA 13.0 */
   deviceNumaConfig: number;
-  /** `int` at byte 760 · since CUDA 13.0 */
+  /** `int` at byte 760 · added after CUDA 12.6; present in CUDA 13.0 */
   deviceNumaId: number;
-  /** `int` at byte 764 · since CUDA 13.0 */
+  /** `int` at byte 764 · added after CUDA 12.6; present in CUDA 13.0 */
   mpsEnabled: number;
-  /** `int` at byte 768 · since CUDA 13.0 */
+  /** `int` at byte 768 · added after CUDA 12.6; present in CUDA 13.0 */
   hostNumaId: number;
-  /** `unsigned int` at byte 772 · since CUDA 13.0 */
+  /** `unsigned int` at byte 772 · added after CUDA 12.6; present in CUDA 13.0 */
   gpuPciDeviceID: number;
-  /** `unsigned int` at byte 776 · since CUDA 13.0 */
+  /** `unsigned int` at byte 776 · added after CUDA 12.6; present in CUDA 13.0 */
   gpuPciSubsystemID: number;
-  /** `int` at byte 780 · since CUDA 13.0 */
+  /** `int` at byte 780 · added after CUDA 12.6; present in CUDA 13.0 */
   hostNumaMultinodeIpcSupported: number;
-  /** `int [56]` at byte 784 · since CUDA 12.5 */
+  /** `int [56]` at byte 784 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number[];
 }
 /** `struct cudaEventRecordNodeParams` · 8 bytes, align 8 · driver_types.h */
 export interface cudaEventRecordNodeParams {
-  /** `cudaEvent_t` at byte 0 · since CUDA 12.5 */
+  /** `cudaEvent_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   event: cudaEvent_t;
 }
 /** `struct cudaEventWaitNodeParams` · 8 bytes, align 8 · driver_types.h */
 export interface cudaEventWaitNodeParams {
-  /** `cudaEvent_t` at byte 0 · since CUDA 12.5 */
+  /** `cudaEvent_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   event: cudaEvent_t;
 }
 /** `struct cudaExtent` · 24 bytes, align 8 · driver_types.h */
@@ -1448,7 +1448,7 @@ export interface cudaExternalMemoryBufferDesc {
   size: number | bigint;
   /** `unsigned int` at byte 16 */
   flags: number;
-  /** `unsigned int [16]` at byte 20 · since CUDA 13.0 */
+  /** `unsigned int [16]` at byte 20 · added after CUDA 12.6; present in CUDA 13.0 */
   reserved: number[];
 }
 /** `struct cudaExternalMemoryHandleDesc` · 104 bytes, align 8 · driver_types.h */
@@ -1461,7 +1461,7 @@ export interface cudaExternalMemoryHandleDesc {
   size: number | bigint;
   /** `unsigned int` at byte 32 */
   flags: number;
-  /** `unsigned int [16]` at byte 36 · since CUDA 13.0 */
+  /** `unsigned int [16]` at byte 36 · added after CUDA 12.6; present in CUDA 13.0 */
   reserved: number[];
 }
 /** `struct cudaExternalMemoryHandleDesc_handle_win32` · 16 bytes, align 8 · driver_types.h */
@@ -1483,7 +1483,7 @@ export interface cudaExternalMemoryMipmappedArrayDesc {
   flags: number;
   /** `unsigned int` at byte 60 */
   numLevels: number;
-  /** `unsigned int [16]` at byte 64 · since CUDA 13.0 */
+  /** `unsigned int [16]` at byte 64 · added after CUDA 12.6; present in CUDA 13.0 */
   reserved: number[];
 }
 /** `struct cudaExternalSemaphoreHandleDesc` · 96 bytes, align 8 · driver_types.h */
@@ -1494,7 +1494,7 @@ export interface cudaExternalSemaphoreHandleDesc {
   handle: cudaExternalSemaphoreHandleDesc_handle;
   /** `unsigned int` at byte 24 */
   flags: number;
-  /** `unsigned int [16]` at byte 28 · since CUDA 13.0 */
+  /** `unsigned int [16]` at byte 28 · added after CUDA 12.6; present in CUDA 13.0 */
   reserved: number[];
 }
 /** `struct cudaExternalSemaphoreHandleDesc_handle_win32` · 16 bytes, align 8 · driver_types.h */
@@ -1515,11 +1515,11 @@ export interface cudaExternalSemaphoreSignalNodeParams {
 }
 /** `struct cudaExternalSemaphoreSignalNodeParamsV2` · 24 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreSignalNodeParamsV2 {
-  /** `cudaExternalSemaphore_t *` at byte 0 · since CUDA 12.5 */
+  /** `cudaExternalSemaphore_t *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   extSemArray: number;
-  /** `const struct cudaExternalSemaphoreSignalParams *` at byte 8 · since CUDA 12.5 */
+  /** `const struct cudaExternalSemaphoreSignalParams *` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   paramsArray: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   numExtSems: number;
 }
 /** `struct cudaExternalSemaphoreSignalParams` · 144 bytes, align 8 · driver_types.h */
@@ -1563,11 +1563,11 @@ export interface cudaExternalSemaphoreWaitNodeParams {
 }
 /** `struct cudaExternalSemaphoreWaitNodeParamsV2` · 24 bytes, align 8 · driver_types.h */
 export interface cudaExternalSemaphoreWaitNodeParamsV2 {
-  /** `cudaExternalSemaphore_t *` at byte 0 · since CUDA 12.5 */
+  /** `cudaExternalSemaphore_t *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   extSemArray: number;
-  /** `const struct cudaExternalSemaphoreWaitParams *` at byte 8 · since CUDA 12.5 */
+  /** `const struct cudaExternalSemaphoreWaitParams *` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   paramsArray: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   numExtSems: number;
 }
 /** `struct cudaExternalSemaphoreWaitParams` · 144 bytes, align 8 · driver_types.h */
@@ -1624,79 +1624,79 @@ export interface cudaFuncAttributes {
   maxDynamicSharedSizeBytes: number;
   /** `int` at byte 48 */
   preferredShmemCarveout: number;
-  /** `int` at byte 52 · since CUDA 12.5 */
+  /** `int` at byte 52 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterDimMustBeSet: number;
-  /** `int` at byte 56 · since CUDA 12.5 */
+  /** `int` at byte 56 · added after CUDA 11.8; present in CUDA 12.5 */
   requiredClusterWidth: number;
-  /** `int` at byte 60 · since CUDA 12.5 */
+  /** `int` at byte 60 · added after CUDA 11.8; present in CUDA 12.5 */
   requiredClusterHeight: number;
-  /** `int` at byte 64 · since CUDA 12.5 */
+  /** `int` at byte 64 · added after CUDA 11.8; present in CUDA 12.5 */
   requiredClusterDepth: number;
-  /** `int` at byte 68 · since CUDA 12.5 */
+  /** `int` at byte 68 · added after CUDA 11.8; present in CUDA 12.5 */
   clusterSchedulingPolicyPreference: number;
-  /** `int` at byte 72 · since CUDA 12.5 */
+  /** `int` at byte 72 · added after CUDA 11.8; present in CUDA 12.5 */
   nonPortableClusterSizeAllowed: number;
-  /** `int [16]` at byte 76 · since CUDA 12.5 */
+  /** `int [16]` at byte 76 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number[];
 }
 /** `struct cudaGraphEdgeData_st` · 8 bytes, align 1 · driver_types.h */
 export interface cudaGraphEdgeData_st {
-  /** `unsigned char` at byte 0 · since CUDA 12.5 */
+  /** `unsigned char` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   from_port: number;
-  /** `unsigned char` at byte 1 · since CUDA 12.5 */
+  /** `unsigned char` at byte 1 · added after CUDA 11.8; present in CUDA 12.5 */
   to_port: number;
-  /** `unsigned char` at byte 2 · since CUDA 12.5 */
+  /** `unsigned char` at byte 2 · added after CUDA 11.8; present in CUDA 12.5 */
   type: number;
-  /** `unsigned char [5]` at byte 3 · since CUDA 12.5 */
+  /** `unsigned char [5]` at byte 3 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number[];
 }
 /** `struct cudaGraphExecUpdateResultInfo_st` · 24 bytes, align 8 · driver_types.h */
 export interface cudaGraphExecUpdateResultInfo_st {
-  /** `enum cudaGraphExecUpdateResult` at byte 0 · since CUDA 12.5 */
+  /** `enum cudaGraphExecUpdateResult` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   result: cudaGraphExecUpdateResult;
-  /** `cudaGraphNode_t` at byte 8 · since CUDA 12.5 */
+  /** `cudaGraphNode_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   errorNode: cudaGraphNode_t;
-  /** `cudaGraphNode_t` at byte 16 · since CUDA 12.5 */
+  /** `cudaGraphNode_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   errorFromNode: cudaGraphNode_t;
 }
 /** `struct cudaGraphInstantiateParams_st` · 32 bytes, align 8 · driver_types.h */
 export interface cudaGraphInstantiateParams_st {
-  /** `unsigned long long` at byte 0 · since CUDA 12.5 */
+  /** `unsigned long long` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number | bigint;
-  /** `cudaStream_t` at byte 8 · since CUDA 12.5 */
+  /** `cudaStream_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   uploadStream: cudaStream_t;
-  /** `cudaGraphNode_t` at byte 16 · since CUDA 12.5 */
+  /** `cudaGraphNode_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   errNode_out: cudaGraphNode_t;
-  /** `cudaGraphInstantiateResult` at byte 24 · since CUDA 12.5 */
+  /** `cudaGraphInstantiateResult` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   result_out: cudaGraphInstantiateResult;
 }
 /** `struct cudaGraphKernelNodeUpdate` · 40 bytes, align 8 · driver_types.h */
 export interface cudaGraphKernelNodeUpdate {
-  /** `cudaGraphDeviceNode_t` at byte 0 · since CUDA 12.5 */
+  /** `cudaGraphDeviceNode_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   node: cudaGraphDeviceNode_t;
-  /** `enum cudaGraphKernelNodeField` at byte 8 · since CUDA 12.5 */
+  /** `enum cudaGraphKernelNodeField` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   field: cudaGraphKernelNodeField;
-  /** `union cudaGraphKernelNodeUpdate_updateData` at byte 16 · since CUDA 12.5 */
+  /** `union cudaGraphKernelNodeUpdate_updateData` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   updateData: cudaGraphKernelNodeUpdate_updateData;
 }
 /** `struct cudaGraphKernelNodeUpdate_updateData_param` · 24 bytes, align 8 · driver_types.h */
 export interface cudaGraphKernelNodeUpdate_updateData_param {
-  /** `const void *` at byte 0 · since CUDA 12.5 */
+  /** `const void *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   pValue: number;
-  /** `size_t` at byte 8 · since CUDA 12.5 */
+  /** `size_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   offset: number;
-  /** `size_t` at byte 16 · since CUDA 12.5 */
+  /** `size_t` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   size: number;
 }
 /** `struct cudaGraphNodeParams` · 256 bytes, align 8 · driver_types.h */
 export interface cudaGraphNodeParams {
-  /** `enum cudaGraphNodeType` at byte 0 · since CUDA 12.5 */
+  /** `enum cudaGraphNodeType` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   type: cudaGraphNodeType;
-  /** `int [3]` at byte 4 · since CUDA 12.5 */
+  /** `int [3]` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved0: number[];
-  /** `union cudaGraphNodeParams_anon2` at byte 16 · since CUDA 12.5 */
+  /** `union cudaGraphNodeParams_anon2` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   anon2: cudaGraphNodeParams_anon2;
-  /** `long long` at byte 248 · since CUDA 12.5 */
+  /** `long long` at byte 248 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved2: number | bigint;
 }
 /** `struct cudaHostNodeParams` · 16 bytes, align 8 · driver_types.h */
@@ -1708,9 +1708,9 @@ export interface cudaHostNodeParams {
 }
 /** `struct cudaHostNodeParamsV2` · 16 bytes, align 8 · driver_types.h */
 export interface cudaHostNodeParamsV2 {
-  /** `cudaHostFn_t` at byte 0 · since CUDA 12.5 */
+  /** `cudaHostFn_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   fn: number;
-  /** `void *` at byte 8 · since CUDA 12.5 */
+  /** `void *` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   userData: number;
 }
 /** `struct cudaIpcEventHandle_st` · 64 bytes, align 1 · driver_types.h */
@@ -1740,17 +1740,17 @@ export interface cudaKernelNodeParams {
 }
 /** `struct cudaKernelNodeParamsV2` · 56 bytes, align 8 · driver_types.h */
 export interface cudaKernelNodeParamsV2 {
-  /** `void *` at byte 0 · since CUDA 12.5 */
+  /** `void *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   func: number;
-  /** `dim3` at byte 8 · since CUDA 12.5 */
+  /** `dim3` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   gridDim: dim3;
-  /** `dim3` at byte 20 · since CUDA 12.5 */
+  /** `dim3` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   blockDim: dim3;
-  /** `unsigned int` at byte 32 · since CUDA 12.5 */
+  /** `unsigned int` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemBytes: number;
-  /** `void **` at byte 40 · since CUDA 12.5 */
+  /** `void **` at byte 40 · added after CUDA 11.8; present in CUDA 12.5 */
   kernelParams: number;
-  /** `void **` at byte 48 · since CUDA 12.5 */
+  /** `void **` at byte 48 · added after CUDA 11.8; present in CUDA 12.5 */
   extra: number;
 }
 /** `struct cudaLaunchAttributeValue_clusterDim` · 12 bytes, align 4 · driver_types.h */
@@ -1764,25 +1764,25 @@ export interface cudaLaunchAttributeValue_clusterDim {
 }
 /** `struct cudaLaunchAttributeValue_deviceUpdatableKernelNode` · 16 bytes, align 8 · driver_types.h */
 export interface cudaLaunchAttributeValue_deviceUpdatableKernelNode {
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceUpdatable: number;
-  /** `cudaGraphDeviceNode_t` at byte 8 · since CUDA 12.5 */
+  /** `cudaGraphDeviceNode_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   devNode: cudaGraphDeviceNode_t;
 }
 /** `struct cudaLaunchAttributeValue_launchCompletionEvent` · 16 bytes, align 8 · driver_types.h */
 export interface cudaLaunchAttributeValue_launchCompletionEvent {
-  /** `cudaEvent_t` at byte 0 · since CUDA 12.5 */
+  /** `cudaEvent_t` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   event: cudaEvent_t;
-  /** `int` at byte 8 · since CUDA 12.5 */
+  /** `int` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number;
 }
 /** `struct cudaLaunchAttributeValue_preferredClusterDim` · 12 bytes, align 4 · driver_types.h */
 export interface cudaLaunchAttributeValue_preferredClusterDim {
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   x: number;
-  /** `unsigned int` at byte 4 · since CUDA 13.0 */
+  /** `unsigned int` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   y: number;
-  /** `unsigned int` at byte 8 · since CUDA 13.0 */
+  /** `unsigned int` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   z: number;
 }
 /** `struct cudaLaunchAttributeValue_programmaticEvent` · 16 bytes, align 8 · driver_types.h */
@@ -1820,9 +1820,9 @@ export interface cudaLaunchConfig_st {
 }
 /** `struct cudaLaunchMemSyncDomainMap_st` · 2 bytes, align 1 · driver_types.h */
 export interface cudaLaunchMemSyncDomainMap_st {
-  /** `unsigned char` at byte 0 · since CUDA 12.5 */
+  /** `unsigned char` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   default_: number;
-  /** `unsigned char` at byte 1 · since CUDA 12.5 */
+  /** `unsigned char` at byte 1 · added after CUDA 11.8; present in CUDA 12.5 */
   remote: number;
 }
 /** `struct cudaMemAccessDesc` · 12 bytes, align 4 · driver_types.h */
@@ -1847,25 +1847,25 @@ export interface cudaMemAllocNodeParams {
 }
 /** `struct cudaMemAllocNodeParamsV2` · 120 bytes, align 8 · driver_types.h */
 export interface cudaMemAllocNodeParamsV2 {
-  /** `struct cudaMemPoolProps` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaMemPoolProps` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   poolProps: cudaMemPoolProps;
-  /** `const struct cudaMemAccessDesc *` at byte 88 · since CUDA 12.5 */
+  /** `const struct cudaMemAccessDesc *` at byte 88 · added after CUDA 11.8; present in CUDA 12.5 */
   accessDescs: number;
-  /** `size_t` at byte 96 · since CUDA 12.5 */
+  /** `size_t` at byte 96 · added after CUDA 11.8; present in CUDA 12.5 */
   accessDescCount: number;
-  /** `size_t` at byte 104 · since CUDA 12.5 */
+  /** `size_t` at byte 104 · added after CUDA 11.8; present in CUDA 12.5 */
   bytesize: number;
-  /** `void *` at byte 112 · since CUDA 12.5 */
+  /** `void *` at byte 112 · added after CUDA 11.8; present in CUDA 12.5 */
   dptr: number;
 }
 /** `struct cudaMemFabricHandle_st` · 64 bytes, align 1 · driver_types.h */
 export interface cudaMemFabricHandle_st {
-  /** `char [64]` at byte 0 · since CUDA 12.5 */
+  /** `char [64]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number[];
 }
 /** `struct cudaMemFreeNodeParams` · 8 bytes, align 8 · driver_types.h */
 export interface cudaMemFreeNodeParams {
-  /** `void *` at byte 0 · since CUDA 12.5 */
+  /** `void *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   dptr: number;
 }
 /** `struct cudaMemLocation` · 8 bytes, align 4 · driver_types.h */
@@ -1885,9 +1885,9 @@ export interface cudaMemPoolProps {
   location: cudaMemLocation;
   /** `void *` at byte 16 */
   win32SecurityAttributes: number;
-  /** `size_t` at byte 24 · since CUDA 12.5 */
+  /** `size_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   maxSize: number;
-  /** `unsigned short` at byte 32 · since CUDA 12.6 */
+  /** `unsigned short` at byte 32 · added after CUDA 12.5; present in CUDA 12.6 */
   usage: number;
   /** `unsigned char [54]` at byte 34 */
   reserved: number[];
@@ -1899,40 +1899,40 @@ export interface cudaMemPoolPtrExportData {
 }
 /** `struct cudaMemcpy3DBatchOp` · 112 bytes, align 8 · driver_types.h */
 export interface cudaMemcpy3DBatchOp {
-  /** `struct cudaMemcpy3DOperand` at byte 0 · since CUDA 13.0 */
+  /** `struct cudaMemcpy3DOperand` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   src: cudaMemcpy3DOperand;
-  /** `struct cudaMemcpy3DOperand` at byte 40 · since CUDA 13.0 */
+  /** `struct cudaMemcpy3DOperand` at byte 40 · added after CUDA 12.6; present in CUDA 13.0 */
   dst: cudaMemcpy3DOperand;
-  /** `struct cudaExtent` at byte 80 · since CUDA 13.0 */
+  /** `struct cudaExtent` at byte 80 · added after CUDA 12.6; present in CUDA 13.0 */
   extent: cudaExtent;
-  /** `enum cudaMemcpySrcAccessOrder` at byte 104 · since CUDA 13.0 */
+  /** `enum cudaMemcpySrcAccessOrder` at byte 104 · added after CUDA 12.6; present in CUDA 13.0 */
   srcAccessOrder: cudaMemcpySrcAccessOrder;
-  /** `unsigned int` at byte 108 · since CUDA 13.0 */
+  /** `unsigned int` at byte 108 · added after CUDA 12.6; present in CUDA 13.0 */
   flags: number;
 }
 /** `struct cudaMemcpy3DOperand` · 40 bytes, align 8 · driver_types.h */
 export interface cudaMemcpy3DOperand {
-  /** `enum cudaMemcpy3DOperandType` at byte 0 · since CUDA 13.0 */
+  /** `enum cudaMemcpy3DOperandType` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   type: cudaMemcpy3DOperandType;
-  /** `union cudaMemcpy3DOperand_op` at byte 8 · since CUDA 13.0 */
+  /** `union cudaMemcpy3DOperand_op` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   op: cudaMemcpy3DOperand_op;
 }
 /** `struct cudaMemcpy3DOperand_op_array` · 32 bytes, align 8 · driver_types.h */
 export interface cudaMemcpy3DOperand_op_array {
-  /** `cudaArray_t` at byte 0 · since CUDA 13.0 */
+  /** `cudaArray_t` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   array: cudaArray_t;
-  /** `struct cudaOffset3D` at byte 8 · since CUDA 13.0 */
+  /** `struct cudaOffset3D` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   offset: cudaOffset3D;
 }
 /** `struct cudaMemcpy3DOperand_op_ptr` · 32 bytes, align 8 · driver_types.h */
 export interface cudaMemcpy3DOperand_op_ptr {
-  /** `void *` at byte 0 · since CUDA 13.0 */
+  /** `void *` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   ptr: number;
-  /** `size_t` at byte 8 · since CUDA 13.0 */
+  /** `size_t` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   rowLength: number;
-  /** `size_t` at byte 16 · since CUDA 13.0 */
+  /** `size_t` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   layerHeight: number;
-  /** `struct cudaMemLocation` at byte 24 · since CUDA 13.0 */
+  /** `struct cudaMemLocation` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   locHint: cudaMemLocation;
 }
 /** `struct cudaMemcpy3DParms` · 160 bytes, align 8 · driver_types.h */
@@ -1977,22 +1977,22 @@ export interface cudaMemcpy3DPeerParms {
 }
 /** `struct cudaMemcpyAttributes` · 24 bytes, align 4 · driver_types.h */
 export interface cudaMemcpyAttributes {
-  /** `enum cudaMemcpySrcAccessOrder` at byte 0 · since CUDA 13.0 */
+  /** `enum cudaMemcpySrcAccessOrder` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   srcAccessOrder: cudaMemcpySrcAccessOrder;
-  /** `struct cudaMemLocation` at byte 4 · since CUDA 13.0 */
+  /** `struct cudaMemLocation` at byte 4 · added after CUDA 12.6; present in CUDA 13.0 */
   srcLocHint: cudaMemLocation;
-  /** `struct cudaMemLocation` at byte 12 · since CUDA 13.0 */
+  /** `struct cudaMemLocation` at byte 12 · added after CUDA 12.6; present in CUDA 13.0 */
   dstLocHint: cudaMemLocation;
-  /** `unsigned int` at byte 20 · since CUDA 13.0 */
+  /** `unsigned int` at byte 20 · added after CUDA 12.6; present in CUDA 13.0 */
   flags: number;
 }
 /** `struct cudaMemcpyNodeParams` · 176 bytes, align 8 · driver_types.h */
 export interface cudaMemcpyNodeParams {
-  /** `int` at byte 0 · since CUDA 12.5 */
+  /** `int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   flags: number;
-  /** `int [3]` at byte 4 · since CUDA 12.5 */
+  /** `int [3]` at byte 4 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved: number[];
-  /** `struct cudaMemcpy3DParms` at byte 16 · since CUDA 12.5 */
+  /** `struct cudaMemcpy3DParms` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   copyParams: cudaMemcpy3DParms;
 }
 /** `struct cudaMemsetParams` · 40 bytes, align 8 · driver_types.h */
@@ -2012,26 +2012,26 @@ export interface cudaMemsetParams {
 }
 /** `struct cudaMemsetParamsV2` · 40 bytes, align 8 · driver_types.h */
 export interface cudaMemsetParamsV2 {
-  /** `void *` at byte 0 · since CUDA 12.5 */
+  /** `void *` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   dst: number;
-  /** `size_t` at byte 8 · since CUDA 12.5 */
+  /** `size_t` at byte 8 · added after CUDA 11.8; present in CUDA 12.5 */
   pitch: number;
-  /** `unsigned int` at byte 16 · since CUDA 12.5 */
+  /** `unsigned int` at byte 16 · added after CUDA 11.8; present in CUDA 12.5 */
   value: number;
-  /** `unsigned int` at byte 20 · since CUDA 12.5 */
+  /** `unsigned int` at byte 20 · added after CUDA 11.8; present in CUDA 12.5 */
   elementSize: number;
-  /** `size_t` at byte 24 · since CUDA 12.5 */
+  /** `size_t` at byte 24 · added after CUDA 11.8; present in CUDA 12.5 */
   width: number;
-  /** `size_t` at byte 32 · since CUDA 12.5 */
+  /** `size_t` at byte 32 · added after CUDA 11.8; present in CUDA 12.5 */
   height: number;
 }
 /** `struct cudaOffset3D` · 24 bytes, align 8 · driver_types.h */
 export interface cudaOffset3D {
-  /** `size_t` at byte 0 · since CUDA 13.0 */
+  /** `size_t` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   x: number;
-  /** `size_t` at byte 8 · since CUDA 13.0 */
+  /** `size_t` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   y: number;
-  /** `size_t` at byte 16 · since CUDA 13.0 */
+  /** `size_t` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   z: number;
 }
 /** `struct cudaPitchedPtr` · 32 bytes, align 8 · driver_types.h */
@@ -2055,7 +2055,7 @@ export interface cudaPointerAttributes {
   devicePointer: number;
   /** `void *` at byte 16 */
   hostPointer: number;
-  /** `long [8]` at byte 24 · since CUDA 13.0 */
+  /** `long [8]` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   reserved: (number | bigint)[];
 }
 /** `struct cudaPos` · 24 bytes, align 8 · driver_types.h */
@@ -2073,7 +2073,7 @@ export interface cudaResourceDesc {
   resType: cudaResourceType;
   /** `union cudaResourceDesc_res` at byte 8 */
   res: cudaResourceDesc_res;
-  /** `unsigned int` at byte 136 · since CUDA 13.0 */
+  /** `unsigned int` at byte 136 · added after CUDA 12.6; present in CUDA 13.0 */
   flags: number;
 }
 /** `struct cudaResourceDesc_res_array` · 8 bytes, align 8 · driver_types.h */
@@ -2110,7 +2110,7 @@ export interface cudaResourceDesc_res_pitch2D {
 }
 /** `struct cudaResourceDesc_res_reserved` · 128 bytes, align 4 · driver_types.h */
 export interface cudaResourceDesc_res_reserved {
-  /** `int [32]` at byte 0 · since CUDA 13.0 */
+  /** `int [32]` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   reserved: number[];
 }
 /** `struct cudaResourceViewDesc` · 112 bytes, align 8 · driver_types.h */
@@ -2131,7 +2131,7 @@ export interface cudaResourceViewDesc {
   firstLayer: number;
   /** `unsigned int` at byte 44 */
   lastLayer: number;
-  /** `unsigned int [16]` at byte 48 · since CUDA 13.0 */
+  /** `unsigned int [16]` at byte 48 · added after CUDA 12.6; present in CUDA 13.0 */
   reserved: number[];
 }
 /** `struct cudaTextureDesc` · 72 bytes, align 4 · texture_types.h */
@@ -2160,18 +2160,18 @@ export interface cudaTextureDesc {
   maxMipmapLevelClamp: number;
   /** `int` at byte 64 */
   disableTrilinearOptimization: number;
-  /** `int` at byte 68 · since CUDA 12.5 */
+  /** `int` at byte 68 · added after CUDA 11.8; present in CUDA 12.5 */
   seamlessCubemap: number;
 }
 /** `struct cudalibraryHostUniversalFunctionAndDataTable` · 32 bytes, align 8 · driver_types.h */
 export interface cudalibraryHostUniversalFunctionAndDataTable {
-  /** `void *` at byte 0 · since CUDA 13.0 */
+  /** `void *` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   functionTable: number;
-  /** `size_t` at byte 8 · since CUDA 13.0 */
+  /** `size_t` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   functionWindowSize: number;
-  /** `void *` at byte 16 · since CUDA 13.0 */
+  /** `void *` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   dataTable: number;
-  /** `size_t` at byte 24 · since CUDA 13.0 */
+  /** `size_t` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   dataWindowSize: number;
 }
 /** `struct dim3` · 12 bytes, align 4 · vector_types.h */
@@ -2217,24 +2217,24 @@ export interface double4 {
 }
 /** `struct double4_16a` · 32 bytes, align 16 · vector_types.h */
 export interface double4_16a {
-  /** `double` at byte 0 · since CUDA 13.0 */
+  /** `double` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   x: number;
-  /** `double` at byte 8 · since CUDA 13.0 */
+  /** `double` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   y: number;
-  /** `double` at byte 16 · since CUDA 13.0 */
+  /** `double` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   z: number;
-  /** `double` at byte 24 · since CUDA 13.0 */
+  /** `double` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   w: number;
 }
 /** `struct double4_32a` · 32 bytes, align 32 · vector_types.h */
 export interface double4_32a {
-  /** `double` at byte 0 · since CUDA 13.0 */
+  /** `double` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   x: number;
-  /** `double` at byte 8 · since CUDA 13.0 */
+  /** `double` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   y: number;
-  /** `double` at byte 16 · since CUDA 13.0 */
+  /** `double` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   z: number;
-  /** `double` at byte 24 · since CUDA 13.0 */
+  /** `double` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   w: number;
 }
 /** `struct float1` · 4 bytes, align 4 · vector_types.h */
@@ -2335,24 +2335,24 @@ export interface long4 {
 }
 /** `struct long4_16a` · 32 bytes, align 16 · vector_types.h */
 export interface long4_16a {
-  /** `long` at byte 0 · since CUDA 13.0 */
+  /** `long` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   x: number | bigint;
-  /** `long` at byte 8 · since CUDA 13.0 */
+  /** `long` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   y: number | bigint;
-  /** `long` at byte 16 · since CUDA 13.0 */
+  /** `long` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   z: number | bigint;
-  /** `long` at byte 24 · since CUDA 13.0 */
+  /** `long` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   w: number | bigint;
 }
 /** `struct long4_32a` · 32 bytes, align 32 · vector_types.h */
 export interface long4_32a {
-  /** `long` at byte 0 · since CUDA 13.0 */
+  /** `long` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   x: number | bigint;
-  /** `long` at byte 8 · since CUDA 13.0 */
+  /** `long` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   y: number | bigint;
-  /** `long` at byte 16 · since CUDA 13.0 */
+  /** `long` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   z: number | bigint;
-  /** `long` at byte 24 · since CUDA 13.0 */
+  /** `long` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   w: number | bigint;
 }
 /** `struct longlong1` · 8 bytes, align 8 · vector_types.h */
@@ -2389,24 +2389,24 @@ export interface longlong4 {
 }
 /** `struct longlong4_16a` · 32 bytes, align 16 · vector_types.h */
 export interface longlong4_16a {
-  /** `long long` at byte 0 · since CUDA 13.0 */
+  /** `long long` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   x: number | bigint;
-  /** `long long` at byte 8 · since CUDA 13.0 */
+  /** `long long` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   y: number | bigint;
-  /** `long long` at byte 16 · since CUDA 13.0 */
+  /** `long long` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   z: number | bigint;
-  /** `long long` at byte 24 · since CUDA 13.0 */
+  /** `long long` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   w: number | bigint;
 }
 /** `struct longlong4_32a` · 32 bytes, align 32 · vector_types.h */
 export interface longlong4_32a {
-  /** `long long` at byte 0 · since CUDA 13.0 */
+  /** `long long` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   x: number | bigint;
-  /** `long long` at byte 8 · since CUDA 13.0 */
+  /** `long long` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   y: number | bigint;
-  /** `long long` at byte 16 · since CUDA 13.0 */
+  /** `long long` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   z: number | bigint;
-  /** `long long` at byte 24 · since CUDA 13.0 */
+  /** `long long` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   w: number | bigint;
 }
 /** `struct short1` · 2 bytes, align 2 · vector_types.h */
@@ -2539,24 +2539,24 @@ export interface ulong4 {
 }
 /** `struct ulong4_16a` · 32 bytes, align 16 · vector_types.h */
 export interface ulong4_16a {
-  /** `unsigned long` at byte 0 · since CUDA 13.0 */
+  /** `unsigned long` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   x: number | bigint;
-  /** `unsigned long` at byte 8 · since CUDA 13.0 */
+  /** `unsigned long` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   y: number | bigint;
-  /** `unsigned long` at byte 16 · since CUDA 13.0 */
+  /** `unsigned long` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   z: number | bigint;
-  /** `unsigned long` at byte 24 · since CUDA 13.0 */
+  /** `unsigned long` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   w: number | bigint;
 }
 /** `struct ulong4_32a` · 32 bytes, align 32 · vector_types.h */
 export interface ulong4_32a {
-  /** `unsigned long` at byte 0 · since CUDA 13.0 */
+  /** `unsigned long` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   x: number | bigint;
-  /** `unsigned long` at byte 8 · since CUDA 13.0 */
+  /** `unsigned long` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   y: number | bigint;
-  /** `unsigned long` at byte 16 · since CUDA 13.0 */
+  /** `unsigned long` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   z: number | bigint;
-  /** `unsigned long` at byte 24 · since CUDA 13.0 */
+  /** `unsigned long` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   w: number | bigint;
 }
 /** `struct ulonglong1` · 8 bytes, align 8 · vector_types.h */
@@ -2593,24 +2593,24 @@ export interface ulonglong4 {
 }
 /** `struct ulonglong4_16a` · 32 bytes, align 16 · vector_types.h */
 export interface ulonglong4_16a {
-  /** `unsigned long long` at byte 0 · since CUDA 13.0 */
+  /** `unsigned long long` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   x: number | bigint;
-  /** `unsigned long long` at byte 8 · since CUDA 13.0 */
+  /** `unsigned long long` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   y: number | bigint;
-  /** `unsigned long long` at byte 16 · since CUDA 13.0 */
+  /** `unsigned long long` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   z: number | bigint;
-  /** `unsigned long long` at byte 24 · since CUDA 13.0 */
+  /** `unsigned long long` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   w: number | bigint;
 }
 /** `struct ulonglong4_32a` · 32 bytes, align 32 · vector_types.h */
 export interface ulonglong4_32a {
-  /** `unsigned long long` at byte 0 · since CUDA 13.0 */
+  /** `unsigned long long` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   x: number | bigint;
-  /** `unsigned long long` at byte 8 · since CUDA 13.0 */
+  /** `unsigned long long` at byte 8 · added after CUDA 12.6; present in CUDA 13.0 */
   y: number | bigint;
-  /** `unsigned long long` at byte 16 · since CUDA 13.0 */
+  /** `unsigned long long` at byte 16 · added after CUDA 12.6; present in CUDA 13.0 */
   z: number | bigint;
-  /** `unsigned long long` at byte 24 · since CUDA 13.0 */
+  /** `unsigned long long` at byte 24 · added after CUDA 12.6; present in CUDA 13.0 */
   w: number | bigint;
 }
 /** `struct ushort1` · 2 bytes, align 2 · vector_types.h */
@@ -2647,7 +2647,7 @@ export interface ushort4 {
 }
 /** `union cudaAsyncNotificationInfo_info` · 8 bytes, align 8 · driver_types.h */
 export interface cudaAsyncNotificationInfo_info {
-  /** `struct cudaAsyncNotificationInfo_info_overBudget` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaAsyncNotificationInfo_info_overBudget` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   overBudget: cudaAsyncNotificationInfo_info_overBudget;
 }
 /** `union cudaExternalMemoryHandleDesc_handle` · 16 bytes, align 8 · driver_types.h */
@@ -2684,40 +2684,40 @@ export interface cudaExternalSemaphoreWaitParams_params_nvSciSync {
 }
 /** `union cudaGraphKernelNodeUpdate_updateData` · 24 bytes, align 8 · driver_types.h */
 export interface cudaGraphKernelNodeUpdate_updateData {
-  /** `dim3` at byte 0 · since CUDA 12.5 */
+  /** `dim3` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   gridDim: dim3;
-  /** `struct cudaGraphKernelNodeUpdate_updateData_param` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaGraphKernelNodeUpdate_updateData_param` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   param: cudaGraphKernelNodeUpdate_updateData_param;
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   isEnabled: number;
 }
 /** `union cudaGraphNodeParams_anon2` · 232 bytes, align 8 · driver_types.h */
 export interface cudaGraphNodeParams_anon2 {
-  /** `long long [29]` at byte 0 · since CUDA 12.5 */
+  /** `long long [29]` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   reserved1: (number | bigint)[];
-  /** `struct cudaKernelNodeParamsV2` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaKernelNodeParamsV2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   kernel: cudaKernelNodeParamsV2;
-  /** `struct cudaMemcpyNodeParams` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaMemcpyNodeParams` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memcpy: cudaMemcpyNodeParams;
-  /** `struct cudaMemsetParamsV2` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaMemsetParamsV2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memset: cudaMemsetParamsV2;
-  /** `struct cudaHostNodeParamsV2` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaHostNodeParamsV2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   host: cudaHostNodeParamsV2;
-  /** `struct cudaChildGraphNodeParams` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaChildGraphNodeParams` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   graph: cudaChildGraphNodeParams;
-  /** `struct cudaEventWaitNodeParams` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaEventWaitNodeParams` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   eventWait: cudaEventWaitNodeParams;
-  /** `struct cudaEventRecordNodeParams` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaEventRecordNodeParams` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   eventRecord: cudaEventRecordNodeParams;
-  /** `struct cudaExternalSemaphoreSignalNodeParamsV2` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaExternalSemaphoreSignalNodeParamsV2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   extSemSignal: cudaExternalSemaphoreSignalNodeParamsV2;
-  /** `struct cudaExternalSemaphoreWaitNodeParamsV2` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaExternalSemaphoreWaitNodeParamsV2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   extSemWait: cudaExternalSemaphoreWaitNodeParamsV2;
-  /** `struct cudaMemAllocNodeParamsV2` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaMemAllocNodeParamsV2` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   alloc: cudaMemAllocNodeParamsV2;
-  /** `struct cudaMemFreeNodeParams` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaMemFreeNodeParams` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   free: cudaMemFreeNodeParams;
-  /** `struct cudaConditionalNodeParams` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaConditionalNodeParams` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   conditional: cudaConditionalNodeParams;
 }
 /** `union cudaLaunchAttributeValue` · 64 bytes, align 8 · driver_types.h */
@@ -2740,26 +2740,26 @@ export interface cudaLaunchAttributeValue {
   programmaticEvent: cudaLaunchAttributeValue_programmaticEvent;
   /** `int` at byte 0 */
   priority: number;
-  /** `cudaLaunchMemSyncDomainMap` at byte 0 · since CUDA 12.5 */
+  /** `cudaLaunchMemSyncDomainMap` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memSyncDomainMap: cudaLaunchMemSyncDomainMap_st;
-  /** `cudaLaunchMemSyncDomain` at byte 0 · since CUDA 12.5 */
+  /** `cudaLaunchMemSyncDomain` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   memSyncDomain: cudaLaunchMemSyncDomain;
-  /** `struct cudaLaunchAttributeValue_preferredClusterDim` at byte 0 · since CUDA 13.0 */
+  /** `struct cudaLaunchAttributeValue_preferredClusterDim` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   preferredClusterDim: cudaLaunchAttributeValue_preferredClusterDim;
-  /** `struct cudaLaunchAttributeValue_launchCompletionEvent` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaLaunchAttributeValue_launchCompletionEvent` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   launchCompletionEvent: cudaLaunchAttributeValue_launchCompletionEvent;
-  /** `struct cudaLaunchAttributeValue_deviceUpdatableKernelNode` at byte 0 · since CUDA 12.5 */
+  /** `struct cudaLaunchAttributeValue_deviceUpdatableKernelNode` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   deviceUpdatableKernelNode: cudaLaunchAttributeValue_deviceUpdatableKernelNode;
-  /** `unsigned int` at byte 0 · since CUDA 12.5 */
+  /** `unsigned int` at byte 0 · added after CUDA 11.8; present in CUDA 12.5 */
   sharedMemCarveout: number;
-  /** `unsigned int` at byte 0 · since CUDA 13.0 */
+  /** `unsigned int` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   nvlinkUtilCentricScheduling: number;
 }
 /** `union cudaMemcpy3DOperand_op` · 32 bytes, align 8 · driver_types.h */
 export interface cudaMemcpy3DOperand_op {
-  /** `struct cudaMemcpy3DOperand_op_ptr` at byte 0 · since CUDA 13.0 */
+  /** `struct cudaMemcpy3DOperand_op_ptr` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   ptr: cudaMemcpy3DOperand_op_ptr;
-  /** `struct cudaMemcpy3DOperand_op_array` at byte 0 · since CUDA 13.0 */
+  /** `struct cudaMemcpy3DOperand_op_array` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   array: cudaMemcpy3DOperand_op_array;
 }
 /** `union cudaResourceDesc_res` · 128 bytes, align 8 · driver_types.h */
@@ -2772,7 +2772,7 @@ export interface cudaResourceDesc_res {
   linear: cudaResourceDesc_res_linear;
   /** `struct cudaResourceDesc_res_pitch2D` at byte 0 */
   pitch2D: cudaResourceDesc_res_pitch2D;
-  /** `struct cudaResourceDesc_res_reserved` at byte 0 · since CUDA 13.0 */
+  /** `struct cudaResourceDesc_res_reserved` at byte 0 · added after CUDA 12.6; present in CUDA 13.0 */
   reserved: cudaResourceDesc_res_reserved;
 }
 
