@@ -468,3 +468,49 @@ export function specForRelease(spec: ModuleSpec, release: string): ModuleSpec {
   }
   return { ...spec, sonames: { [String(Math.floor(releaseNumber(release) / 1000))]: names }, notExported: notExportedFor(spec, release) };
 }
+
+/**
+ * How NVIDIA's online reference addresses each module (addresses only, never NVIDIA text): its page,
+ * whether it has one Doxygen page per group (`group__CUDA__MEM.html` for the driver's CUDA_MEM), and
+ * the page and anchor of one function where each function has its own section. `archived`: the CUDA
+ * toolkit's documentation keeps each release (`/cuda/archive/12.6.0/…`), so every stored release links
+ * its own pages (groups a later release removed stay reachable); the others publish one current page.
+ */
+export interface ReferenceScheme {
+  /** The module's page, relative to the toolkit docs' root when `archived`, else absolute. */
+  page: string;
+  archived?: boolean;
+  groups?: boolean;
+  /** A function's page (relative to `page`'s folder) and anchor, from its name and header. */
+  fn?: (name: string, header: string) => string;
+}
+
+const CUDNN_PAGES: Readonly<Record<string, string>> = { 'cudnn_ops.h': 'ops', 'cudnn_cnn.h': 'cnn', 'cudnn_adv.h': 'adv', 'cudnn_graph.h': 'graph' };
+
+export const REFERENCE: Readonly<Record<string, ReferenceScheme>> = {
+  driver: { page: 'cuda-driver-api/index.html', archived: true, groups: true },
+  runtime: { page: 'cuda-runtime-api/index.html', archived: true, groups: true },
+  nvrtc: { page: 'nvrtc/index.html', archived: true },
+  nvjitlink: { page: 'nvjitlink/index.html', archived: true },
+  nvfatbin: { page: 'nvfatbin/index.html', archived: true },
+  cublas: { page: 'cublas/index.html', archived: true },
+  cublaslt: { page: 'cublas/index.html', archived: true },
+  cufft: { page: 'cufft/index.html', archived: true },
+  curand: { page: 'curand/index.html', archived: true },
+  cusolver: { page: 'cusolver/index.html', archived: true },
+  cusparse: { page: 'cusparse/index.html', archived: true },
+  nvml: { page: 'https://docs.nvidia.com/deploy/nvml-api/index.html', groups: true },
+  cupti: { page: 'https://docs.nvidia.com/cupti/api/index.html', groups: true },
+  cufile: { page: 'https://docs.nvidia.com/gpudirect-storage/api-reference-guide/index.html' },
+  // cuDNN 9: one page per sub-library, one section per function (`#cudnnsettensornddescriptor`)
+  cudnn: {
+    page: 'https://docs.nvidia.com/deeplearning/cudnn/backend/latest/api/overview.html',
+    fn: (name, header) => (CUDNN_PAGES[header] ? `cudnn-${CUDNN_PAGES[header]}-library.html#${name.toLowerCase()}` : 'overview.html'),
+  },
+  nccl: { page: 'https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/api.html' },
+};
+
+/** The root of a CUDA release's archived toolkit documentation ("12.6" → …/cuda/archive/12.6.0/). */
+export function toolkitDocsRoot(release: string): string {
+  return `https://docs.nvidia.com/cuda/archive/${release}.0/`;
+}

@@ -79,15 +79,16 @@ function buildRecord(spec: string, records: Record<string, () => KoffiType>): Ko
   return kind === 'union' ? koffi.union(members) : koffi.struct(members);
 }
 
-/** Encodes `value` (a record object: every field checked, unknown fields refused) as `type` into
- *  `into` (zeroed first; at least the record's size) or a new buffer. */
+/** Encodes `value` (a record object: copied once into a plain object, every field of the copy
+ *  checked, unknown fields refused) as `type` into `into` (zeroed first; at least the record's size)
+ *  or a new buffer. Only the copy reaches koffi, so a getter or Proxy is read once. */
 export function encodeRecord(type: KoffiType, value: object, into?: Uint8Array): Uint8Array {
   const { size } = recordFactsOf('encodeRecord', type);
   if (into !== undefined && !(into instanceof Uint8Array && into.byteLength >= size)) throw (into instanceof Uint8Array ? RangeError : TypeError)(argError('encodeRecord', 'into', `undefined or a Uint8Array of at least ${size} bytes`, into).message);
-  checkRecord('encodeRecord', 'value', type, value);
+  const copy = checkRecord('encodeRecord', 'value', type, value);
   const buf = into ?? new Uint8Array(size);
   if (into) into.fill(0, 0, size);
-  koffi.encode(buf, type, value);
+  koffi.encode(buf, type, copy);
   return buf;
 }
 

@@ -130,9 +130,39 @@ export function callbackArg(fn: string, param: string, v: unknown, nullable: boo
   throw argError(fn, param, `a registered callback (the address koffi.register returns)${nullable ? ' or null' : ''}`, v);
 }
 
-// ── records ──────────────────────────────────────────────────────────────────────────────────────
+/** A `const char *` argument: a string without a NUL character (C would see the string end there), or
+ *  null when allowed. */
+export function cstringArg(fn: string, param: string, v: unknown, nullable: boolean): void {
+  checkCaller('cstringArg', fn, param, nullable);
+  if (typeof v === 'string') {
+    if (!v.includes('\0')) return;
+    throw new TypeError(`${fn}: ${param} must not contain a NUL character (C would see the string end at index ${v.indexOf('\0')}), got ${describeValue(v)}`);
+  }
+  if (v === null && nullable) return;
+  throw new TypeError(makeArgError(fn, param, `a string${nullable ? ' or null' : ''}`, v).message); // a number too: the wrong JS type
+}
 
-type Checker = (v: unknown, path: string) => string | undefined; // undefined: fine; else what is wrong
+// ── records ──────────────────────────────────────────────────────────────────────────────────────
+// A record argument is copied once into a plain object of our own (each property read exactly once),
+// the copy checked, and the copy handed to koffi: a getter or Proxy answering a number when checked
+// and a string when koffi reads again would otherwise make koffi abort the process (SIGABRT).
+
+/** Copies a field as koffi will encode it, or returns FAIL after noting why (see {@link failed}). */
+type Snapshot = (v: unknown) => unknown;
+
+const FAIL: unique symbol = Symbol('cuda-ts record problem');
+/** The last problem found: its text after the path, whether the JS type was wrong (TypeError, else
+ *  RangeError), and the path's segments innermost first (built on the way out, never on success). */
+let failText = '';
+let failWrongType = false;
+const failPath: string[] = [];
+
+function failed(wrongType: boolean, text: string): typeof FAIL {
+  failWrongType = wrongType;
+  failText = text;
+  failPath.length = 0;
+  return FAIL;
+}
 
 interface KoffiInfo {
   primitive: string;
@@ -152,81 +182,141 @@ const INT_RANGES: Record<string, [number, number]> = {
   UInt32: [0, 4294967295],
 };
 
-function scalarChecker(info: KoffiInfo): Checker {
+/** A C string's text: any string but one holding a NUL (C would see it end there). */
+function textProblem(v: string): typeof FAIL | string {
+  return v.includes('\0') ? failed(true, `must not contain a NUL character (C would see the string end there), got ${describeValue(v)}`) : v;
+}
+
+function scalarSnapshot(info: KoffiInfo): Snapshot {
   const p = info.primitive;
   const range = INT_RANGES[p];
   if (range) {
     const [lo, hi] = range;
-    return (v, path) => (typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? undefined : `${typeof v === 'number' ? '' : '!'}${path} must be an integer in [${lo}, ${hi}], got ${describeValue(v)}`);
+    return (v) => (typeof v === 'number' && Number.isInteger(v) && v >= lo && v <= hi ? v : failed(typeof v !== 'number', `must be an integer in [${lo}, ${hi}], got ${describeValue(v)}`));
   }
   if (p === 'Int64' || p === 'UInt64') {
     const signed = p === 'Int64';
-    return (v, path) => {
-      if (isInt64(v, signed)) return undefined;
-      return `${typeof v === 'number' || typeof v === 'bigint' ? '' : '!'}${path} must be ${INT_TEXT[signed ? 'i64' : 'u64']}, got ${describeValue(v)}`;
-    };
+    return (v) => (isInt64(v, signed) ? v : failed(typeof v !== 'number' && typeof v !== 'bigint', `must be ${INT_TEXT[signed ? 'i64' : 'u64']}, got ${describeValue(v)}`));
   }
-  if (p === 'Float32' || p === 'Float64') return (v, path) => (typeof v === 'number' ? undefined : `!${path} must be a number, got ${describeValue(v)}`);
-  if (p === 'Bool') return (v, path) => (typeof v === 'boolean' ? undefined : `!${path} must be a boolean, got ${describeValue(v)}`);
-  if (p === 'String' || p === 'String16' || p === 'String32') return (v, path) => (v === null || typeof v === 'string' ? undefined : `!${path} must be a string or null, got ${describeValue(v)}`);
+  if (p === 'Float32' || p === 'Float64') return (v) => (typeof v === 'number' ? v : failed(true, `must be a number, got ${describeValue(v)}`));
+  if (p === 'Bool') return (v) => (typeof v === 'boolean' ? v : failed(true, `must be a boolean, got ${describeValue(v)}`));
+  if (p === 'String' || p === 'String16' || p === 'String32') return (v) => (v === null ? v : typeof v === 'string' ? textProblem(v) : failed(true, `must be a string or null, got ${describeValue(v)}`));
   if (p === 'Pointer' || p === 'Callback') {
-    return (v, path) =>
-      v === null || isAddress(v) || ArrayBuffer.isView(v) ? undefined : `${typeof v === 'number' || typeof v === 'bigint' ? '' : '!'}${path} must be an address or null, got ${describeValue(v)}`;
+    // a host buffer stands for its address: passed as it is (C may write through it)
+    return (v) => (v === null || isAddress(v) || ArrayBuffer.isView(v) ? v : failed(typeof v !== 'number' && typeof v !== 'bigint', `must be an address or null, got ${describeValue(v)}`));
   }
-  return (_v, path) => `${path} has a C type this binding cannot encode (${p})`;
+  return () => failed(false, `has a C type this binding cannot encode (${p})`);
 }
 
-function buildChecker(info: KoffiInfo): Checker {
-  if (info.primitive === 'Record' || info.primitive === 'Union') {
-    const members = Object.values(info.members ?? {}).map((m) => [m.name, buildChecker(m.type)] as const);
-    const names = new Set(members.map(([n]) => n));
-    const isUnion = info.primitive === 'Union';
-    return (v, path) => {
-      if (typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v)) return `!${path} must be an object, got ${describeValue(v)}`;
-      let set = 0;
-      for (const key of Object.keys(v)) {
-        if (!names.has(key)) return `!${path} has no field "${key}" (fields: ${[...names].join(', ')})`;
-      }
-      for (const [name, check] of members) {
-        const field = (v as Record<string, unknown>)[name];
-        if (field === undefined) continue; // absent fields encode as zero
-        set++;
-        const problem = check(field, `${path}.${name}`);
-        if (problem) return problem;
-      }
-      if (isUnion && set > 1) return `${path} is a union: set one member, not ${set}`;
-      return undefined;
-    };
+// The intrinsic accessors of typed arrays: an own `length` or `byteLength` property defined on the
+// instance cannot make a view look shorter than the memory koffi copies.
+const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
+const intrinsic = (name: PropertyKey): ((this: unknown) => unknown) => Object.getOwnPropertyDescriptor(TypedArrayProto, name)!.get!;
+const typedLength = intrinsic('length');
+const typedBuffer = intrinsic('buffer');
+const typedByteOffset = intrinsic('byteOffset');
+const typedByteLength = intrinsic('byteLength');
+const typedArrayName = intrinsic(Symbol.toStringTag); // undefined for anything but a typed array (a DataView too)
+
+/** A typed array's bytes, copied (koffi copies a typed array in a record byte for byte). */
+function typedArrayBytes(v: ArrayBufferView): Uint8Array {
+  const view = new Uint8Array(typedBuffer.call(v) as ArrayBuffer, typedByteOffset.call(v) as number, typedByteLength.call(v) as number);
+  return new Uint8Array(view);
+}
+
+function recordSnapshot(info: KoffiInfo): Snapshot {
+  const members = Object.values(info.members ?? {}).map((m) => [m.name, buildSnapshot(m.type)] as const);
+  const names = new Set(members.map(([n]) => n));
+  const notObject = (v: unknown): typeof FAIL => failed(true, `must be an object, got ${describeValue(v)}`);
+  const unknownField = (key: string): typeof FAIL => failed(true, `has no field "${key}" (fields: ${[...names].join(', ')})`);
+  if (info.primitive === 'Record') return compiledStructSnapshot(members, names, notObject, unknownField) ?? unionSnapshot(members, names, notObject, unknownField, false);
+  return unionSnapshot(members, names, notObject, unknownField, true);
+}
+
+/**
+ * A struct's snapshot as straight-line code (compiled once per type): each field read into a local,
+ * copied, and the copy returned as one object literal of a fixed shape (koffi encodes an undefined field
+ * as zero, as it does an absent one). Undefined where the host forbids `new Function`. Field names
+ * reach the source only as JSON string literals.
+ */
+function compiledStructSnapshot(members: readonly (readonly [string, Snapshot])[], names: Set<string>, notObject: (v: unknown) => typeof FAIL, unknownField: (key: string) => typeof FAIL): Snapshot | undefined {
+  if (names.has('__proto__')) return undefined; // an object literal would set the prototype instead
+  const reads = members.map(([name], i) => `const f${i} = v[${JSON.stringify(name)}]; let c${i}; if (f${i} !== undefined && (c${i} = s[${i}](f${i})) === FAIL) return failAt(${JSON.stringify(`.${name}`)});`);
+  const source = `return function snapshot(v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v)) return notObject(v);
+  const keys = Object.keys(v);
+  for (let i = 0; i < keys.length; i++) if (!names.has(keys[i])) return unknownField(keys[i]);
+  ${reads.join('\n  ')}
+  return { ${members.map(([name], i) => `${JSON.stringify(name)}: c${i}`).join(', ')} };
+};`;
+  const failAt = (segment: string): typeof FAIL => (failPath.push(segment), FAIL);
+  try {
+    return new Function('s', 'FAIL', 'names', 'notObject', 'unknownField', 'failAt', source)(members.map(([, f]) => f), FAIL, names, notObject, unknownField, failAt) as Snapshot;
+  } catch {
+    return undefined; // no code generation here (a CSP, --disallow-code-generation-from-strings)
   }
-  if (info.primitive === 'Array') {
-    const n = info.length ?? 0;
-    const elem = buildChecker(info.ref!);
-    const text = info.hint === 'String';
-    return (v, path) => {
-      if (text && typeof v === 'string') return Buffer.byteLength(v) < n ? undefined : `${path} must be shorter than ${n} bytes`;
-      if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
-        const count = (v as unknown as { length: number }).length;
-        return count <= n ? undefined : `${path} holds at most ${n} elements, got ${count}`;
-      }
-      if (!Array.isArray(v)) return `!${path} must be an array${text ? ' or a string' : ''} of at most ${n} elements, got ${describeValue(v)}`;
-      if (v.length > n) return `${path} holds at most ${n} elements, got ${v.length}`;
-      for (let i = 0; i < v.length; i++) {
-        const problem = elem(v[i], `${path}[${i}]`);
-        if (problem) return problem;
-      }
-      return undefined;
-    };
-  }
-  return scalarChecker(info);
+}
+
+/** A union's snapshot (or a struct's where code cannot be compiled): only the members set are copied. */
+function unionSnapshot(members: readonly (readonly [string, Snapshot])[], names: Set<string>, notObject: (v: unknown) => typeof FAIL, unknownField: (key: string) => typeof FAIL, isUnion: boolean): Snapshot {
+  return (v) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v) || ArrayBuffer.isView(v)) return notObject(v);
+    for (const key of Object.keys(v)) {
+      if (!names.has(key)) return unknownField(key);
+    }
+    const out: Record<string, unknown> = {};
+    let set = 0;
+    for (const [name, snapshot] of members) {
+      const field = (v as Record<string, unknown>)[name]; // the one read of this property
+      if (field === undefined) continue; // absent fields encode as zero
+      set++;
+      const copy = snapshot(field);
+      if (copy === FAIL) return failPath.push(`.${name}`), FAIL;
+      out[name] = copy;
+    }
+    if (isUnion && set > 1) return failed(false, `is a union: set one member, not ${set}`);
+    return out;
+  };
+}
+
+function arraySnapshot(info: KoffiInfo): Snapshot {
+  const n = info.length ?? 0;
+  const elem = buildSnapshot(info.ref!);
+  const text = info.hint === 'String';
+  return (v) => {
+    if (text && typeof v === 'string') return Buffer.byteLength(v) < n ? textProblem(v) : failed(false, `must be shorter than ${n} bytes`);
+    if (ArrayBuffer.isView(v) && typedArrayName.call(v) !== undefined) {
+      const count = typedLength.call(v) as number;
+      return count <= n ? typedArrayBytes(v) : failed(false, `holds at most ${n} elements, got ${count}`);
+    }
+    if (!Array.isArray(v)) return failed(true, `must be an array${text ? ' or a string' : ''} of at most ${n} elements, got ${describeValue(v)}`);
+    const length: unknown = v.length; // a Proxy may answer anything
+    if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) return failed(true, `must be an array with a length, got a length of ${describeValue(length)}`);
+    if (length > n) return failed(false, `holds at most ${n} elements, got ${length}`);
+    const out: unknown[] = [];
+    for (let i = 0; i < length; i++) {
+      const copy = elem(v[i]);
+      if (copy === FAIL) return failPath.push(`[${i}]`), FAIL;
+      out.push(copy);
+    }
+    return out;
+  };
+}
+
+function buildSnapshot(info: KoffiInfo): Snapshot {
+  if (info.primitive === 'Record' || info.primitive === 'Union') return recordSnapshot(info);
+  if (info.primitive === 'Array') return arraySnapshot(info);
+  return scalarSnapshot(info);
 }
 
 interface RecordFacts {
-  check: Checker;
+  /** The checked copy of a record value, or FAIL. */
+  snapshot: Snapshot;
   size: number;
 }
 const recordFacts = new WeakMap<object, RecordFacts>();
 
-/** The checker and size of a koffi record or union type; a TypeError naming `helper` for anything else.
+/** The snapshot function and size of a koffi record or union type; a TypeError naming `helper` for anything else.
  *  @internal (for the support package's own helpers) */
 export function recordFactsOf(helper: string, type: unknown): RecordFacts {
   if (typeof helper !== 'string') throw new TypeError(`recordFactsOf: helper must be a string, got ${describeValue(helper)}`);
@@ -241,28 +331,38 @@ export function recordFactsOf(helper: string, type: unknown): RecordFacts {
   if (!info || (info.primitive !== 'Record' && info.primitive !== 'Union')) {
     throw new TypeError(`${helper}: type must be a koffi struct or union type (a module's records.X()), got ${info ? `a koffi ${info.primitive} type` : describeValue(type)}`);
   }
-  const facts = { check: buildChecker(info), size: info.size };
+  const facts = { snapshot: buildSnapshot(info), size: info.size };
   recordFacts.set(type as object, facts);
   return facts;
 }
 
-function recordProblem(fn: string, problem: string): TypeError | RangeError {
-  // a leading '!' marks a wrong JS type (TypeError); the rest are values out of range (RangeError)
-  return problem.startsWith('!') ? new TypeError(`${fn}: ${problem.slice(1)}`) : new RangeError(`${fn}: ${problem}`);
+/** The TypeError (wrong JS type) or RangeError (out of range) for the problem just found under `path`. */
+function recordProblem(fn: string, path: string): TypeError | RangeError {
+  const message = `${fn}: ${path}${failPath.reverse().join('')} ${failText}`;
+  failPath.length = 0;
+  return failWrongType ? new TypeError(message) : new RangeError(message);
 }
 
-/** Throws unless `value` is a record koffi can encode as `type` (every field's JS type checked, no unknown field). */
-export function checkRecord(fn: string, param: string, type: KoffiType, value: unknown): void {
+/** `value` copied into plain objects and arrays of our own, each property read once, and checked: what
+ *  koffi can encode as `type` (every field's JS type, no unknown field); throws naming `fn` and `path`. */
+function snapshotRecord(fn: string, path: string, snapshot: Snapshot, value: unknown): object {
+  const copy = snapshot(value);
+  if (copy === FAIL) throw recordProblem(fn, path);
+  return copy as object;
+}
+
+/** Checks a record argument and returns its copy, which is what to pass: a plain object read once
+ *  from `value` (getters and Proxies answer once), every field's JS type checked, no unknown field. */
+export function checkRecord<T>(fn: string, param: string, type: KoffiType, value: T): T {
   if (typeof fn !== 'string' || typeof param !== 'string') throw namesError('checkRecord', fn, param);
-  const problem = recordFactsOf('checkRecord', type).check(value, param);
-  if (problem) throw recordProblem(fn, problem);
+  return snapshotRecord(fn, param, recordFactsOf('checkRecord', type).snapshot, value) as T;
 }
 
-/** A record argument behind a pointer: a record object (checked, then encoded) or bytes already
- *  encoded (at least the record's size); null when allowed. Returns what to pass. */
+/** A record argument behind a pointer: a record object (copied once, checked, then encoded) or bytes
+ *  already encoded (at least the record's size); null when allowed. Returns what to pass. */
 export function recordArg(fn: string, param: string, type: KoffiType, value: unknown, nullable: boolean, into?: Uint8Array): Uint8Array | ArrayBufferView | ArrayBuffer | null {
   checkCaller('recordArg', fn, param, nullable);
-  const { check, size } = recordFactsOf('recordArg', type);
+  const { snapshot, size } = recordFactsOf('recordArg', type);
   if (into !== undefined && !(into instanceof Uint8Array && into.byteLength >= size)) throw (into instanceof Uint8Array ? RangeError : TypeError)(makeArgError('recordArg', 'into', `undefined or a Uint8Array of at least ${size} bytes`, into).message);
   if (value === null && nullable) return null;
   const length = byteLengthOf(value);
@@ -271,18 +371,17 @@ export function recordArg(fn: string, param: string, type: KoffiType, value: unk
     return value as ArrayBufferView | ArrayBuffer;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw argError(fn, param, `a record object or its encoded bytes${nullable ? ', or null' : ''}`, value);
-  const problem = check(value, param);
-  if (problem) throw recordProblem(fn, problem);
+  const copy = snapshotRecord(fn, param, snapshot, value);
   const buf = into ?? new Uint8Array(size);
   if (into) into.fill(0);
-  koffi.encode(buf, type, value);
+  koffi.encode(buf, type, copy);
   return buf;
 }
 
-/** Records in an array: objects (each checked) or bytes holding whole records. Returns the bytes. */
+/** Records in an array: objects (each copied once and checked) or bytes holding whole records. Returns the bytes. */
 export function recordArrayArg(fn: string, param: string, type: KoffiType, value: unknown, nullable: boolean): { bytes: Uint8Array | null; count: number } {
   checkCaller('recordArrayArg', fn, param, nullable);
-  const { check, size } = recordFactsOf('recordArrayArg', type);
+  const { snapshot, size } = recordFactsOf('recordArrayArg', type);
   if (value === null && nullable) return { bytes: null, count: 0 };
   if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) {
     const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
@@ -290,13 +389,13 @@ export function recordArrayArg(fn: string, param: string, type: KoffiType, value
     return { bytes, count: bytes.byteLength / size };
   }
   if (!Array.isArray(value)) throw argError(fn, param, `an array of records or their encoded bytes${nullable ? ', or null' : ''}`, value);
-  const bytes = new Uint8Array(Math.max(1, value.length) * size);
-  value.forEach((v, i) => {
-    const problem = check(v, `${param}[${i}]`);
-    if (problem) throw recordProblem(fn, problem);
-    koffi.encode(bytes, i * size, type, v);
-  });
-  return { bytes, count: value.length };
+  const count: unknown = value.length; // read once: a Proxy may answer anything
+  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0 || count > 0x7fffffff / size) throw argError(fn, param, 'an array of records (with a length)', value);
+  const copies: object[] = [];
+  for (let i = 0; i < count; i++) copies.push(snapshotRecord(fn, `${param}[${i}]`, snapshot, value[i]));
+  const bytes = new Uint8Array(Math.max(1, count) * size);
+  for (let i = 0; i < count; i++) koffi.encode(bytes, i * size, type, copies[i]);
+  return { bytes, count };
 }
 
 /** Decodes `count` records laid out back to back in `bytes` (which must hold them all). */

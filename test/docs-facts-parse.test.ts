@@ -2,6 +2,7 @@
 // header's internal block included), and deprecation markers on a declaration, with the release they name.
 import { describe, expect, test } from '@jest/globals';
 import { deprecationIn } from '../generator/parse/deprecation';
+import { groupLines } from '../generator/parse/groups';
 import { introducedVersion, oldestVersions } from '../generator/parse/proc';
 import type { FunctionDecl } from '../generator/ir/schema';
 
@@ -51,5 +52,12 @@ describe('deprecation markers on a declaration', () => {
     expect(deprecationIn(lines, 9, ['cudnnCreate'])).toBeUndefined();
     expect(deprecationIn(lines, 11, ['cusolverDnPotrf'])).toEqual({});
     expect(deprecationIn(lines, 13, ['plain'])).toBeUndefined();
+  });
+});
+
+describe('Doxygen groups', () => {
+  test('an \\ingroup that nests a \\defgroup places no declaration (the profiler headers)', () => {
+    const at = groupLines(['/**', ' * \\ingroup CUDA_DRIVER', ' * \\defgroup CUDA_PROFILER Title', ' * @{', ' */', 'int cuProfilerStart(void);', '/** @} */', 'int after(void);'].join('\n'));
+    expect([at(6), at(8)]).toEqual(['CUDA_PROFILER', undefined]);
   });
 });

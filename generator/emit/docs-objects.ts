@@ -41,6 +41,7 @@ export const OBJECTS_METHODS: Readonly<Record<string, string>> = {
   cuLaunchHostFunc: 'Stream#launchHostFunc',
   cuLinkComplete: 'Linker#complete',
   cuMemAdvise: 'ManagedBuffer#advise',
+  cuMemAlloc: 'DeviceBuffer.alloc',
   cuMemAllocManaged: 'ManagedBuffer.alloc',
   cuMemGetInfo: 'Context#memoryInfo',
   cuMemHostAlloc: 'PinnedHostBuffer.alloc',
@@ -66,3 +67,28 @@ export const OBJECTS_METHODS: Readonly<Record<string, string>> = {
 
 /** The objects layer's import specifier, as TypeDoc names its module (scripts/typedoc-plugin.mjs). */
 export const OBJECTS_MODULE = 'cuda-ts/objects';
+
+/** Functions of the objects layer (not class members) that wrap a driver call, for the same `@see`.
+ *  Checked like the table above by test/docs-facts-objects.test.ts. */
+export const OBJECTS_FUNCTIONS: Readonly<Record<string, string>> = {
+  cuLaunchKernelEx: 'launch',
+};
+
+/** Math-library calls an objects-layer method wraps (src/math), by module: C name → `Class#method`.
+ *  Checked by test/docs-facts-objects.test.ts: the class is exported, the public member exists, and its
+ *  class's file names the C function (the methods pick the C function of a dtype from a table). */
+export const MATH_METHODS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  cublas: { cublasSgemm: 'Blas#gemm', cublasDgemm: 'Blas#gemm', cublasCgemm: 'Blas#gemm', cublasZgemm: 'Blas#gemm' },
+  cublaslt: { cublasLtMatmul: 'Matmul#execute' },
+  cufft: { cufftExecC2C: 'FftPlan#forward', cufftExecZ2Z: 'FftPlan#forward', cufftExecR2C: 'FftPlan#forward', cufftExecD2Z: 'FftPlan#forward', cufftExecC2R: 'FftPlan#inverse', cufftExecZ2D: 'FftPlan#inverse' },
+  curand: { curandGenerateUniform: 'RandomGenerator#uniform', curandGenerateUniformDouble: 'RandomGenerator#uniform' },
+  cusparse: { cusparseSpMV: 'Sparse#spmv' },
+  cusolver: { cusolverDnXpotrf: 'DenseSolver#potrf' },
+  cudnn: { cudnnConvolutionForward: 'Cudnn#convolutionForward' },
+};
+
+/** The objects-layer member or function wrapping `name` of `module`, or undefined. */
+export function objectsWrapper(module: string, name: string): string | undefined {
+  if (module === 'driver') return OBJECTS_METHODS[name] ?? OBJECTS_FUNCTIONS[name];
+  return MATH_METHODS[module]?.[name];
+}

@@ -10,8 +10,8 @@ import type { FunctionDecl, Param } from '../ir/schema';
 import { formatCType } from '../parse/ctype';
 import { elemText, type Elem, type FunctionSem, type ParamSem, type Sem } from '../semantics';
 import { MIN_DRIVER, versionString } from '../../support/versions';
-import { referenceUrl } from './docs-links';
-import { OBJECTS_METHODS, OBJECTS_MODULE } from './docs-objects';
+import { functionPage, groupPage, modulePage } from './docs-links';
+import { OBJECTS_MODULE, objectsWrapper } from './docs-objects';
 import type { HeaderDoc } from './docs-header';
 
 /** What the doc builders of one module read, besides the IR. */
@@ -121,11 +121,28 @@ function derivedCount(sem: FunctionSem, name: string): string {
   return own?.role === 'inArray' && own.count ? `; at least \`${own.count}\` long` : '';
 }
 
+/** What a by-value parameter is to the others, from their facts: the count, size, data type, length or
+ *  capacity of a pointer or array, or the attribute that types a value. Empty when nothing refers to it. */
+export function valueRole(sem: FunctionSem, name: string): string {
+  const roles: string[] = [];
+  for (const { name: other, sem: s } of sem.params) {
+    if (s.role === 'pointer' && s.count?.param === name) roles.push(`count of \`${other}\` in ${s.count.unit}${s.count.elem ? ` of \`${s.count.elem}\`` : s.count.typeParam ? ` of \`${s.count.typeParam}\`` : ''}`);
+    if (s.role === 'pointer' && s.count?.typeParam === name) roles.push(`data type of \`${other}\``);
+    if (s.role === 'pointer' && s.size === name) roles.push(`size of \`${other}\` in bytes`);
+    if ((s.role === 'inArray' || s.role === 'outArray') && s.count === name) roles.push(`length of \`${other}\``);
+    if (s.role === 'resultArray' && s.capacity === name) roles.push(`capacity of \`${other}\``);
+    if (s.role === 'outText' && s.length === name) roles.push(`capacity of \`${other}\` in bytes`);
+    if (s.role === 'attrValue' && s.attr === name) roles.push(`the attribute that types \`${other}\``);
+  }
+  return roles.length ? `: ${roles.join('; ')}` : '';
+}
+
 /** The `@param` text of one parameter of the typed layer, the header's own words first under --docs. */
 function typedParam(f: DocFacts, fn: FunctionDecl, sem: FunctionSem, i: number, ident: string): string {
   const p = fn.params[i];
   const own = f.headerDocs?.get(fn.symbol)?.params.get(p.name);
-  const facts = `${phrase(sem.params[i].sem, p, sem.params[i])}${derivedCount(sem, p.name)}.`;
+  const role = sem.params[i].sem.role === 'value' ? valueRole(sem, p.name) : '';
+  const facts = `${phrase(sem.params[i].sem, p, sem.params[i])}${role}${derivedCount(sem, p.name)}.`;
   return `@param ${ident} ${own ? `${own} (${facts})` : facts}`;
 }
 
@@ -162,12 +179,16 @@ function releaseFacts(f: DocFacts, fn: FunctionDecl): string | undefined {
   return bounds ? addedBounds(bounds).replace(/^a/, 'A') : undefined;
 }
 
-/** The API group and NVIDIA's page for it; modules without group pages link their reference once,
- *  in the module's summary, not per function. */
-function groupFact(f: DocFacts, fn: FunctionDecl): string | undefined {
-  if (!fn.group) return undefined;
-  const url = referenceUrl(f.module, fn.group);
-  return url && url !== referenceUrl(f.module) ? `[NVIDIA group \`${fn.group}\`](${url})` : `Group \`${fn.group}\``;
+/** NVIDIA's reference for the function: its group's page (Doxygen modules), its own section (cuDNN),
+ *  else its module's page, each for the release the bindings come from. */
+function referenceFact(f: DocFacts, fn: FunctionDecl): string | undefined {
+  const group = fn.group ? groupPage(f.module, f.release, fn.group) : undefined;
+  if (group) return `[NVIDIA group \`${fn.group}\`](${group})`;
+  const own = functionPage(f.module, f.release, fn.name, fn.header);
+  if (own) return `[NVIDIA reference](${own})`;
+  const page = modulePage(f.module, f.release);
+  const label = fn.group ? `Group \`${fn.group}\` · ` : '';
+  return page ? `${label}[NVIDIA reference](${page})` : fn.group ? `Group \`${fn.group}\`` : undefined;
 }
 
 /** What the headers' deprecation marker says, as a fact: that it is there, and the release it names. */
@@ -178,11 +199,11 @@ function deprecationFact(fn: FunctionDecl): string {
 /** The `@remarks`, `@see` and `@deprecated` tags every function gets, in both layers. */
 function commonTags(f: DocFacts, fn: FunctionDecl, layer: 'raw' | 'typed'): string[] {
   const tags: string[] = [];
-  const facts = [releaseFacts(f, fn), groupFact(f, fn)].filter(Boolean);
+  const facts = [releaseFacts(f, fn), referenceFact(f, fn)].filter(Boolean);
   if (facts.length) tags.push(`@remarks ${facts.join('. ')}.`);
   const own = f.headerDocs?.get(fn.symbol);
   if (own?.details) tags.push(`@remarks ${own.details}`);
-  const wrapper = f.module === 'driver' ? OBJECTS_METHODS[fn.name] : undefined;
+  const wrapper = objectsWrapper(f.module, fn.name);
   if (wrapper && layer === 'typed') tags.push(`@see {@link ${OBJECTS_MODULE}!${wrapper} | ${wrapper.replace('#', '.')}} (objects layer)`);
   if (own?.see.length) tags.push(`@see ${own.see.join(', ')}`);
   if (fn.deprecated) tags.push(`@deprecated ${own?.deprecated ?? deprecationFact(fn)}`);
@@ -209,6 +230,15 @@ export interface TypedDocInput {
   sentences: string[];
 }
 
+/** The hover's lead: the API group (a Doxygen group's identifier) and the objects-layer member or
+ *  function that wraps the call, where there are. */
+export function leadFact(f: DocFacts, fn: FunctionDecl): string | undefined {
+  const wrapper = objectsWrapper(f.module, fn.name);
+  const parts = [...(fn.group ? [`API group \`${fn.group}\``] : []), ...(wrapper ? [`wrapped by \`${wrapper.replace('#', '.')}\` (objects layer)`] : [])];
+  const text = parts.join('; ');
+  return text ? `${text[0].toUpperCase()}${text.slice(1)}.` : undefined;
+}
+
 /** The TSDoc body of a typed-layer function. */
 export function typedFunctionDoc(f: DocFacts, d: TypedDocInput): string {
   const tags = d.params.map(({ i, ident }) => typedParam(f, d.fn, d.sem, i, ident));
@@ -216,7 +246,8 @@ export function typedFunctionDoc(f: DocFacts, d: TypedDocInput): string {
   if (returns) tags.push(returns);
   const own = f.headerDocs?.get(d.fn.symbol)?.returns;
   if (own) tags.push(`@remarks C returns: ${own}`);
-  return docBlock(summary(f, d.fn, d.sentences.join(' ')), [...tags, ...commonTags(f, d.fn, 'typed')]);
+  const lead = leadFact(f, d.fn);
+  return docBlock(summary(f, d.fn, [...(lead ? [lead] : []), ...d.sentences].join(' ')), [...tags, ...commonTags(f, d.fn, 'typed')]);
 }
 
 /** What a raw parameter is beyond its C type: what the raw caller passes (a typed array for outputs). */

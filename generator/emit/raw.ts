@@ -165,11 +165,11 @@ function emitRawChunk(ctx: EmitContext, chunk: string, fns: FunctionDecl[], byNa
   w.line(`// of one of them. C-exact calls returning status codes; each binds its C function on its first call.`);
   const usesRecords = fns.some((fn) => guards.get(fn.name)!.some((l) => l.includes('records.')));
   const usesDevice = fns.some((fn) => guards.get(fn.name)!.some((l) => l.includes('deviceArg(')));
-  w.line(`import { callbackArg, checkRecord, ${usesDevice ? 'deviceArg, ' : ''}rawCovers, type NativeFunction } from '${supportSpecifier(1)}';`);
+  w.line(`import { callbackArg, checkRecord, cstringArg, ${usesDevice ? 'deviceArg, ' : ''}rawCovers, type NativeFunction } from '${supportSpecifier(1)}';`);
   w.line(`import { binder } from '../binding';`);
   w.line(`import type * as T from '../types';`);
   if (usesRecords) w.line(`import { records } from '../types';`);
-  w.line(`void [callbackArg, checkRecord, rawCovers];`);
+  w.line(`void [callbackArg, checkRecord, cstringArg, rawCovers];`);
   w.blank();
   for (const fn of fns) {
     const cache = `${fn.name}$`;
@@ -231,7 +231,8 @@ function rawGuards(model: TypeModel, fn: FunctionDecl, sem?: FunctionSem): strin
     const kind = model.kind(p.type);
     const call = `'${fn.name}', '${p.name}', ${id}`;
     if (kind.k === 'record') {
-      lines.push(`checkRecord('${fn.name}', '${p.name}', records.${kind.ts}(), ${id});`);
+      // the checked copy is what koffi reads: a getter or Proxy is read once (a second read could abort)
+      lines.push(`${id} = checkRecord('${fn.name}', '${p.name}', records.${kind.ts}(), ${id});`);
       return;
     }
     if (kind.k === 'funcptr') {
@@ -239,7 +240,11 @@ function rawGuards(model: TypeModel, fn: FunctionDecl, sem?: FunctionSem): strin
       return;
     }
     if (kind.k !== 'pointer' && kind.k !== 'array') return;
-    if (kind.k === 'pointer' && kind.constTarget && kind.toKind.k === 'int' && kind.toKind.isChar) return; // const char *: strings welcome
+    if (kind.k === 'pointer' && kind.constTarget && kind.toKind.k === 'int' && kind.toKind.isChar) {
+      // const char *: strings welcome, but not one holding a NUL (C would see a shorter string)
+      lines.push(`if (typeof ${id} === 'string' && ${id}.includes('\\0')) cstringArg(${call}, true);`);
+      return;
+    }
     const s = sem?.params[i]?.sem;
     if (s?.role === 'pointer' && s.space === 'device') {
       // device memory (the model's reviewed facts): a host buffer is refused, as in the typed layer

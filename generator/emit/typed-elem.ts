@@ -94,9 +94,10 @@ export function checkScalar(fn: string, name: string, v: string, e: Elem, nullab
     case 'address':
       return [`if (typeof ${v} !== 'number' || !(${v} >= 0 && ${v} <= ${MAX_SAFE}) || Math.floor(${v}) !== ${v}) ${v} = addressArg(${where}, ${v}, ${nullable}) as typeof ${v};`];
     case 'cstring':
-      return [`if (typeof ${v} !== 'string'${nullable ? ` && ${v} !== null` : ''}) throw argError(${where}, 'a string${nullable ? ' or null' : ''}', ${v});`];
+      // a NUL inside would end the string early in C
+      return [`if (typeof ${v} === 'string' ? ${v}.includes('\\0') : ${nullable ? `${v} !== null` : 'true'}) cstringArg(${where}, ${v}, ${nullable});`];
     case 'record':
-      return [`checkRecord(${where}, records.${e.name}(), ${v});`];
+      return [`${v} = checkRecord(${where}, records.${e.name}(), ${v});`];
   }
 }
 

@@ -110,7 +110,8 @@ const emitValue: RoleEmitter<'value'> = (s, x, plan, env) => {
 
 const emitRecordValue: RoleEmitter<'recordValue'> = (s, x, plan, env) => {
   plan.sig.push(`${x.ident}: T.${s.record}`);
-  plan.pre.push(`checkRecord(${where(env, x)}, records.${s.record}(), ${x.ident});`);
+  // the checked copy is what koffi reads: a getter or Proxy is read once (a second read could abort)
+  plan.pre.push(`${x.ident} = checkRecord(${where(env, x)}, records.${s.record}(), ${x.ident});`);
   plan.callArgs.push(x.ident);
 };
 

@@ -334,7 +334,7 @@ function chunkWriter(ctx: ModuleEmitContext, chunk: string, fns: FunctionDecl[],
   cw.line(`// Typed layer of the ${spec.title}, ${chunk.replace('_', ' to ')} functions: loaded by ../index.ts on the first`);
   cw.line(`// call of one of them. Each function checks its arguments, calls the C function and throws ${spec.status.errorClass}.`);
   const runtimeImports = [
-    'Scratch', 'addressArg', 'allocLength', 'argError', 'callbackArg', 'checkRecord', 'coversCount', 'decodeRecord',
+    'Scratch', 'addressArg', 'allocLength', 'argError', 'callbackArg', 'checkRecord', 'coversCount', 'cstringArg', 'decodeRecord',
     'decodeRecords', 'int64Arg', 'intError', 'pointerArg', 'readCString', 'recordArg', 'recordArrayArg', 'sameLength', 'scalarArrayArg',
     'stringArrayArg', 'textFrom', 'addressOf', 'deviceArg', 'hostArg', 'memoryArg', 'scalarArg',
   ];
@@ -346,7 +346,7 @@ function chunkWriter(ctx: ModuleEmitContext, chunk: string, fns: FunctionDecl[],
   cw.line(`import { records } from '../types';`);
   cw.line(`import { fail } from './shared';`);
   // (records inside a function: reading it here would build the module's record table at load)
-  cw.line(`void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];`);
+  cw.line(`void [addressArg, allocLength, argError, callbackArg, checkRecord, coversCount, cstringArg, decodeRecord, decodeRecords, int64Arg, intError, pointerArg, readCString, recordArg, recordArrayArg, sameLength, scalarArrayArg, stringArrayArg, textFrom, addressOf, deviceArg, hostArg, memoryArg, scalarArg, () => records];`);
   cw.blank();
   return cw;
 }

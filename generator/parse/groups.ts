@@ -20,7 +20,9 @@ export function groupLines(text: string): (line: number) => string | undefined {
   for (const line of text.split('\n')) {
     placed = INGROUP.exec(line)?.[1] ?? placed;
     const named = GROUP_COMMAND.exec(line);
-    if (named) pending = named[1];
+    // `\ingroup CUDA_DRIVER` then `\defgroup CUDA_PROFILER` in one comment nests the group: it places
+    // no declaration (the profiler headers' first function would otherwise land in CUDA_DRIVER)
+    if (named) [pending, placed] = [named[1], undefined];
     if (OPEN.test(line) && pending) {
       stack.push(pending);
       pending = undefined;

@@ -79,13 +79,13 @@ describe('hover text of generated functions (TypeScript language service)', () =
     expect(h.summary).toContain('cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)');
     expect(params(h.tags)).toEqual(['attrib in `CUdevice_attribute`.', 'dev in `CUdevice`.']);
     expect(h.tags).toContainEqual(['returns', expect.stringContaining('`pi`: out `int *`')]);
-    expect(h.tags).toContainEqual(['remarks', expect.stringMatching(/ABI of CUDA \d+\.\d.*group__CUDA__DEVICE\.html/)]);
+    expect(h.tags).toContainEqual(['remarks', expect.stringMatching(/Since CUDA \d+\.\d \(cudaTypedefs\.h\).*archive\/13\.0\.0\/cuda-driver-api\/group__CUDA__DEVICE\.html/)]);
     expect(h.tags).toContainEqual(['see', expect.stringContaining('Device.attribute')]);
   });
 
   test('typed driver: a host buffer that must cover a byte count says so, also in signature help', () => {
     expect(params(hover('driver.cuMemcpyHtoD').tags)).toContainEqual(expect.stringContaining('covering `ByteCount` bytes'));
-    expect(paramHelp('driver.cuMemcpyHtoD')).toEqual({ dstDevice: 'in `CUdeviceptr`.', srcHost: expect.stringContaining('address or host buffer covering `ByteCount` bytes'), ByteCount: 'in `size_t`.' });
+    expect(paramHelp('driver.cuMemcpyHtoD')).toEqual({ dstDevice: 'in `CUdeviceptr`.', srcHost: expect.stringContaining('address or host buffer covering `ByteCount` bytes'), ByteCount: 'in `size_t`: size of `srcHost` in bytes.' });
     expect(paramHelp('driver.cuStreamSynchronize')).toEqual({ hStream: 'in `CUstream`.' });
   });
 
