@@ -38,10 +38,11 @@ interface Mark {
   name: string;
 }
 
-const live = new Map<number, string>(); // address → struct tag of a handle seen alive
-const dead = new Map<number, string>(); // address → tag of a handle destroyed since
-const callbacks = new Set<number>(); // addresses koffi.register returned
-const SPECIAL_STREAMS = new Set([1, 2]);
+// Keys: a number up to 2**53 - 1, a bigint beyond (a bigint handle must not slip past as "no handle")
+const live = new Map<number | bigint, string>(); // address → struct tag of a handle seen alive
+const dead = new Map<number | bigint, string>(); // address → tag of a handle destroyed since
+const callbacks = new Set<number | bigint>(); // addresses koffi.register returned
+const SPECIAL_STREAMS = new Set<number | bigint>([1, 2]);
 /** Kinds CUDA takes in place of another: a CUkernel wherever a CUfunction is expected (CUDA 12). */
 const TAKEN_FOR: Readonly<Record<string, string>> = { CUkern_st: 'CUfunc_st' };
 
@@ -54,7 +55,7 @@ export function handleChecksEnabled(): boolean {
  *  (`'CUstream_st'`, `'CUctx_st'`, …), for the handle checks. */
 export function registerHandle(tag: string, handle: number | bigint): void {
   if (typeof tag !== 'string' || !/^\w+$/.test(tag)) throw new TypeError(`registerHandle: tag must be a C struct tag such as 'CUstream_st', got ${describeValue(tag)}`);
-  const at = typeof handle === 'bigint' && handle > 0n && handle <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(handle) : handle;
+  const at = typeof handle === 'bigint' && handle > 0n && handle <= MAX_SAFE_BIGINT ? Number(handle) : handle;
   if (typeof at !== 'number' || !Number.isSafeInteger(at) || at <= 0) throw new RangeError(`registerHandle: handle must be a non-zero address, got ${describeValue(handle)}`);
   live.set(at, tag);
   dead.delete(at);
@@ -80,9 +81,12 @@ function readTable(table: string): Map<string, Mark[]> {
   return out;
 }
 
-function asAddress(v: unknown): number | undefined {
+const MAX_SAFE_BIGINT = BigInt(Number.MAX_SAFE_INTEGER);
+/** The key of a handle value: a number as it is, a bigint as a number up to 2**53 - 1 and as itself
+ *  beyond (any bigint: one above 2**53 or below 0 is a handle value too, checked like the others). */
+function asAddress(v: unknown): number | bigint | undefined {
   if (typeof v === 'number') return v;
-  if (typeof v === 'bigint' && v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
+  if (typeof v === 'bigint') return v >= 0n && v <= MAX_SAFE_BIGINT ? Number(v) : v;
   return undefined;
 }
 
@@ -113,9 +117,10 @@ function recordOut(m: Mark, v: unknown): void {
   else if (v instanceof ArrayBuffer) words = new BigUint64Array(v, 0, Math.floor(v.byteLength / 8));
   if (!words) return;
   for (const w of words) {
-    if (w === 0n || w > BigInt(Number.MAX_SAFE_INTEGER)) continue;
-    live.set(Number(w), m.tag);
-    dead.delete(Number(w));
+    if (w === 0n) continue;
+    const at = asAddress(w)!;
+    live.set(at, m.tag);
+    dead.delete(at);
   }
 }
 

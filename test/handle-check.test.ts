@@ -99,6 +99,34 @@ describe('handle checks on a fake module', () => {
     expect(() => m.native('cuLaunchHostFunc')(0x9000, fn, null)).toThrow(RangeError);
   });
 
+  test('a bigint handle above 2**53 is checked like any other (it used to pass unchecked)', () => {
+    const m = fakeModule();
+    withChecks(() => checkHandles(m, TABLE));
+    expect(() => m.native('cuStreamSynchronize')(2n ** 60n)).toThrow(new RangeError('cuStreamSynchronize: hStream = 0x1000000000000000 is no CUstream_st handle this process has seen: not returned by a CUDA call, nor declared with registerHandle (CUDA_TS_CHECK_HANDLES)'));
+    expect(() => m.native('cuStreamSynchronize')(2n ** 64n - 1n)).toThrow(RangeError);
+    expect(() => m.native('cuStreamSynchronize')(-5n)).toThrow(RangeError);
+    expect(() => m.native('cuLaunchHostFunc')(0, 2n ** 60n, null)).toThrow(/^cuLaunchHostFunc: fn is not a function pointer koffi.register returned/);
+    // a registered handle given as a bigint is the same handle as its number
+    registerHandle('CUstream_st', 0x6000);
+    expect(m.native('cuStreamSynchronize')(0x6000n)).toBe(0);
+    expect(m.calls).toEqual(['sync']);
+  });
+
+  test('a handle above 2**53 that a call writes is learned as a bigint', () => {
+    const calls: string[] = [];
+    const m = {
+      native: (name: string): NativeFunction =>
+        name === 'cuStreamCreate' ? (o: BigUint64Array) => ((o[0] = 2n ** 55n + 3n), 0) : () => (calls.push(name), 0),
+    };
+    withChecks(() => checkHandles(m, TABLE));
+    m.native('cuStreamCreate')(new BigUint64Array(1));
+    expect(m.native('cuStreamSynchronize')(2n ** 55n + 3n)).toBe(0);
+    expect(() => m.native('cuStreamSynchronize')(2n ** 55n + 4n)).toThrow(RangeError);
+    expect(m.native('cuStreamDestroy')(2n ** 55n + 3n)).toBe(0);
+    expect(() => m.native('cuStreamSynchronize')(2n ** 55n + 3n)).toThrow(/^cuStreamSynchronize: hStream is a CUstream_st handle \(0x80000000000003\) that was destroyed/);
+    expect(calls).toEqual(['cuStreamSynchronize', 'cuStreamDestroy']);
+  });
+
   test('registerHandle refuses what is no handle', () => {
     expect(() => registerHandle('CUstream_st', 0)).toThrow(/^registerHandle: handle/);
     expect(() => registerHandle('CUstream_st', 1.5)).toThrow(RangeError);
