@@ -305,8 +305,7 @@ export class DeviceBuffer extends Resource {
   }
 
   /** The stream of a copy: the option's, else the allocating stream, else undefined (synchronous). */
-  private streamFor(where: string, options: Record<string, unknown> | undefined): Stream | undefined {
-    const s = options?.stream;
+  private streamFor(where: string, s: unknown): Stream | undefined {
     if (s !== undefined) return s instanceof Stream ? (s.check(), s) : toStream(s, `${where}: stream`);
     if (this.stream) {
       this.stream.check();
@@ -334,11 +333,13 @@ export class DeviceBuffer extends Resource {
   copyFrom(src: HostData | DeviceBuffer | PinnedHostBuffer, options?: CopyOptions): this {
     this.check();
     const o = optionsObject('DeviceBuffer.copyFrom', options);
-    const offset = checkedSize('DeviceBuffer.copyFrom: offset', o?.offset ?? 0);
+    // each option read once, before any length is: a getter cannot shrink the source after its length was taken
+    const { offset: offsetOption, stream: streamOption, byteLength: lengthOption } = (o ?? {}) as Record<string, unknown>;
+    const offset = checkedSize('DeviceBuffer.copyFrom: offset', offsetOption ?? 0);
     const dst = this.address + offset;
-    const s = this.streamFor('DeviceBuffer.copyFrom', o);
+    const s = this.streamFor('DeviceBuffer.copyFrom', streamOption);
     if (src instanceof DeviceBuffer) {
-      const n = checkedSize('DeviceBuffer.copyFrom: byteLength', o?.byteLength ?? src.byteLength);
+      const n = checkedSize('DeviceBuffer.copyFrom: byteLength', lengthOption ?? src.byteLength);
       rangeCheck('DeviceBuffer.copyFrom (source)', 0, n, src.byteLength);
       rangeCheck('DeviceBuffer.copyFrom', offset, n, this.byteLength);
       const from = src.ptr;
@@ -349,7 +350,7 @@ export class DeviceBuffer extends Resource {
     }
     const pinned = pinnedHostBufferBrand.has(src);
     const host = pinned ? { ptr: src.hostAddress, byteLength: src.byteLength } : hostBytes('DeviceBuffer.copyFrom: src', src);
-    const n = checkedSize('DeviceBuffer.copyFrom: byteLength', o?.byteLength ?? host.byteLength);
+    const n = checkedSize('DeviceBuffer.copyFrom: byteLength', lengthOption ?? host.byteLength);
     rangeCheck('DeviceBuffer.copyFrom (source)', 0, n, host.byteLength);
     rangeCheck('DeviceBuffer.copyFrom', offset, n, this.byteLength);
     if (n === 0) return this;
@@ -365,16 +366,18 @@ export class DeviceBuffer extends Resource {
   copyTo<D extends HostData | DeviceBuffer | PinnedHostBuffer>(dst: D, options?: CopyOptions): D {
     this.check();
     const o = optionsObject('DeviceBuffer.copyTo', options);
-    const offset = checkedSize('DeviceBuffer.copyTo: offset', o?.offset ?? 0);
-    const s = this.streamFor('DeviceBuffer.copyTo', o);
+    // each option read once, before any length is: a getter cannot shrink the destination after its length was taken
+    const { offset: offsetOption, stream: streamOption, byteLength: lengthOption } = (o ?? {}) as Record<string, unknown>;
+    const offset = checkedSize('DeviceBuffer.copyTo: offset', offsetOption ?? 0);
+    const s = this.streamFor('DeviceBuffer.copyTo', streamOption);
     const isBuffer = dst instanceof DeviceBuffer;
     const pinned = pinnedHostBufferBrand.has(dst);
     const dstLength = isBuffer || pinned ? dst.byteLength : hostBytes('DeviceBuffer.copyTo: dst', dst).byteLength;
     // An offset at or past the end leaves nothing to copy: that is a caller's bug, not an empty copy.
-    if (o?.byteLength === undefined && offset >= this.byteLength && dstLength > 0) {
+    if (lengthOption === undefined && offset >= this.byteLength && dstLength > 0) {
       throw new RangeError(`DeviceBuffer.copyTo: offset ${offset} is at or past the end of a ${this.byteLength}-byte buffer`);
     }
-    const n = checkedSize('DeviceBuffer.copyTo: byteLength', o?.byteLength ?? Math.min(dstLength, this.byteLength - offset));
+    const n = checkedSize('DeviceBuffer.copyTo: byteLength', lengthOption ?? Math.min(dstLength, this.byteLength - offset));
     rangeCheck('DeviceBuffer.copyTo', offset, n, this.byteLength);
     rangeCheck('DeviceBuffer.copyTo (destination)', 0, n, dstLength);
     const src = this.address + offset;
@@ -424,7 +427,7 @@ export class DeviceBuffer extends Resource {
     const v = width === 4 ? value >>> 0 : value & (width === 2 ? 0xffff : 0xff);
     if (count === 0) return this;
     const dst = this.address + offset;
-    const s = this.streamFor('DeviceBuffer.memset', o);
+    const s = this.streamFor('DeviceBuffer.memset', o?.stream);
     if (s === undefined) assertMayBlock('DeviceBuffer.memset() without a stream');
     const name = width === 1 ? 'cuMemsetD8' : width === 2 ? 'cuMemsetD16' : 'cuMemsetD32';
     this.enqueue(s, [], name, `${name}Async`, dst, v, count);

@@ -107,12 +107,14 @@ export class PinnedHostBuffer extends Resource {
   copyFrom(src: HostData | DeviceBuffer | PinnedHostBuffer, options?: CopyOptions): this {
     this.assertOpen();
     const o = optionsObject('PinnedHostBuffer.copyFrom', options);
-    const offset = checkedSize('PinnedHostBuffer.copyFrom: offset', o?.offset ?? 0);
-    const s = toStream(o?.stream, 'PinnedHostBuffer.copyFrom: stream');
+    // each option read once, before any length is: a getter cannot shrink a buffer after its length was taken
+    const { offset: offsetOption, stream: streamOption, byteLength: lengthOption } = (o ?? {}) as Record<string, unknown>;
+    const offset = checkedSize('PinnedHostBuffer.copyFrom: offset', offsetOption ?? 0);
+    const s = toStream(streamOption, 'PinnedHostBuffer.copyFrom: stream');
     const dst = this.address + offset;
     if (src instanceof DeviceBuffer) {
       src.check();
-      const n = checkedSize('PinnedHostBuffer.copyFrom: byteLength', o?.byteLength ?? src.byteLength);
+      const n = checkedSize('PinnedHostBuffer.copyFrom: byteLength', lengthOption ?? src.byteLength);
       rangeCheck('PinnedHostBuffer.copyFrom (source)', 0, n, src.byteLength);
       rangeCheck('PinnedHostBuffer.copyFrom', offset, n, this.byteLength);
       if (n === 0) return this;
@@ -127,7 +129,7 @@ export class PinnedHostBuffer extends Resource {
     }
     if (src instanceof PinnedHostBuffer) {
       const from = src.hostAddress;
-      const n = checkedSize('PinnedHostBuffer.copyFrom: byteLength', o?.byteLength ?? src.byteLength);
+      const n = checkedSize('PinnedHostBuffer.copyFrom: byteLength', lengthOption ?? src.byteLength);
       rangeCheck('PinnedHostBuffer.copyFrom (source)', 0, n, src.byteLength);
       rangeCheck('PinnedHostBuffer.copyFrom', offset, n, this.byteLength);
       if (n === 0) return this;
@@ -140,7 +142,7 @@ export class PinnedHostBuffer extends Resource {
     }
     const host = hostBytes('PinnedHostBuffer.copyFrom: src', src);
     if (s !== undefined) throw new TypeError('PinnedHostBuffer.copyFrom: a copy from host data is a host copy made at once: omit stream (synchronize first if the device uses this buffer)');
-    const n = checkedSize('PinnedHostBuffer.copyFrom: byteLength', o?.byteLength ?? host.byteLength);
+    const n = checkedSize('PinnedHostBuffer.copyFrom: byteLength', lengthOption ?? host.byteLength);
     rangeCheck('PinnedHostBuffer.copyFrom (source)', 0, n, host.byteLength);
     rangeCheck('PinnedHostBuffer.copyFrom', offset, n, this.byteLength);
     if (n === 0) return this;
@@ -157,14 +159,16 @@ export class PinnedHostBuffer extends Resource {
   copyTo<D extends HostData | DeviceBuffer | PinnedHostBuffer>(dst: D, options?: CopyOptions): D {
     this.assertOpen();
     const o = optionsObject('PinnedHostBuffer.copyTo', options);
-    const offset = checkedSize('PinnedHostBuffer.copyTo: offset', o?.offset ?? 0);
-    const s = toStream(o?.stream, 'PinnedHostBuffer.copyTo: stream');
+    // each option read once, before any length is: a getter cannot shrink a buffer after its length was taken
+    const { offset: offsetOption, stream: streamOption, byteLength: lengthOption } = (o ?? {}) as Record<string, unknown>;
+    const offset = checkedSize('PinnedHostBuffer.copyTo: offset', offsetOption ?? 0);
+    const s = toStream(streamOption, 'PinnedHostBuffer.copyTo: stream');
     const src = this.address + offset;
     if (dst instanceof DeviceBuffer || dst instanceof PinnedHostBuffer) {
       if (dst instanceof DeviceBuffer) dst.check();
       const to = dst instanceof DeviceBuffer ? dst.ptr : dst.hostAddress;
-      if (o?.byteLength === undefined && offset > this.byteLength) throw new RangeError(`PinnedHostBuffer.copyTo: offset ${offset} is past the end of a ${this.byteLength}-byte buffer`);
-      const n = checkedSize('PinnedHostBuffer.copyTo: byteLength', o?.byteLength ?? Math.min(dst.byteLength, this.byteLength - offset));
+      if (lengthOption === undefined && offset > this.byteLength) throw new RangeError(`PinnedHostBuffer.copyTo: offset ${offset} is past the end of a ${this.byteLength}-byte buffer`);
+      const n = checkedSize('PinnedHostBuffer.copyTo: byteLength', lengthOption ?? Math.min(dst.byteLength, this.byteLength - offset));
       rangeCheck('PinnedHostBuffer.copyTo', offset, n, this.byteLength);
       rangeCheck('PinnedHostBuffer.copyTo (destination)', 0, n, dst.byteLength);
       if (n === 0) return dst;
@@ -185,8 +189,8 @@ export class PinnedHostBuffer extends Resource {
     }
     const host = hostBytes('PinnedHostBuffer.copyTo: dst', dst);
     if (s !== undefined) throw new TypeError('PinnedHostBuffer.copyTo: a copy into host data is a host copy made at once: omit stream (synchronize first if the device writes this buffer)');
-    if (o?.byteLength === undefined && offset > this.byteLength) throw new RangeError(`PinnedHostBuffer.copyTo: offset ${offset} is past the end of a ${this.byteLength}-byte buffer`);
-    const n = checkedSize('PinnedHostBuffer.copyTo: byteLength', o?.byteLength ?? Math.min(host.byteLength, this.byteLength - offset));
+    if (lengthOption === undefined && offset > this.byteLength) throw new RangeError(`PinnedHostBuffer.copyTo: offset ${offset} is past the end of a ${this.byteLength}-byte buffer`);
+    const n = checkedSize('PinnedHostBuffer.copyTo: byteLength', lengthOption ?? Math.min(host.byteLength, this.byteLength - offset));
     rangeCheck('PinnedHostBuffer.copyTo', offset, n, this.byteLength);
     rangeCheck('PinnedHostBuffer.copyTo (destination)', 0, n, host.byteLength);
     if (n === 0) return dst;
