@@ -371,25 +371,36 @@ export class Stream extends Resource {
    * short spin, then a sleeping waiter woken through a host function on a helper stream). Rejects
    * with an AbortError when `options.signal` aborts, with a timeout error past `options.timeoutMs`.
    */
-  async synchronized(options?: PollOptions): Promise<void> {
-    this.check();
-    await this.reached('Stream.synchronized()', options);
-    if (this.hostError !== undefined) {
-      const e = this.hostError;
-      this.hostError = undefined;
-      throw e;
+  synchronized(options?: PollOptions): Promise<void> {
+    // not async: the waiter's promise itself is returned, one turn of microtasks sooner to resume
+    try {
+      this.check();
+      return this.reached('Stream.synchronized()', options, () => this.takeHostError());
+    } catch (e) {
+      return Promise.reject(e);
     }
+  }
+
+  /** Throws (once) what a host callback of this stream threw. */
+  private takeHostError(): void {
+    if (this.hostError === undefined) return;
+    const e = this.hostError;
+    this.hostError = undefined;
+    throw e;
   }
 
   /**
    * The promise of the point the stream has reached now: idle already (cuStreamQuery), else a marker
    * event recorded here and awaited through the waiter. @internal
    */
-  reached(what: string, options?: WaitOptions): Promise<void> {
+  reached(what: string, options?: WaitOptions, verify?: () => void): Promise<void> {
     const opts = checkWaitOptions(options, what);
     if (opts.signal?.aborted) return Promise.reject(new AbortError(whereOf(what), opts.signal.reason));
     if (this.capture) throw new ObjectsError(whereOf(what), OBJECTS_ERROR.state, 'the stream is capturing into a graph: end the capture before awaiting it');
-    if (this.queryStatus()) return Promise.resolve();
+    if (this.queryStatus()) {
+      verify?.();
+      return Promise.resolve();
+    }
     const ctx = this.context;
     const ev = takeMarker(ctx);
     try {
@@ -399,7 +410,7 @@ export class Stream extends Resource {
       throw this.fail(e);
     }
     // fresh: recorded behind work the query above saw unfinished, so its own first query is skipped
-    return waitFor({ ctx, event: ev, key: this, what, done: () => giveMarker(ctx, ev), fresh: true, stream: this.handle }, options);
+    return waitFor({ ctx, event: ev, key: this, what, done: () => giveMarker(ctx, ev), fresh: true, stream: this.handle, verify }, options);
   }
 
   /**

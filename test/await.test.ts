@@ -387,6 +387,19 @@ describe('spin slices, one query for a crowd at one point, parkOn stream, predic
     await expectClean();
   });
 
+  test('a spin asks the stream first; with work enqueued after the marker, the marker still ends the wait', async () => {
+    configureWaits({ spinMicros: 1e6 });
+    const s = busyStream();
+    const p = s.synchronized();
+    gpu.pending.get(s.handle)!.push(workEvent()); // the stream stays busy after the marker
+    await turns(2);
+    expect(count('cuStreamQuery')).toBeGreaterThan(count('cuEventQuery')); // one query per pass, mostly the stream's
+    gpu.finish(s.handle, 2); // the work before the wait and its marker
+    await p;
+    expect(gpu.pending.get(s.handle)).toHaveLength(1);
+    await expectClean();
+  });
+
   test('sixteen parked waits at one point settle with one query of the newest', async () => {
     const s = busyStream();
     const all = Array.from({ length: 16 }, () => s.synchronized());

@@ -44,6 +44,8 @@ export interface WaitTarget {
   readonly stream?: number;
   /** Whose last wait predicts this one's duration (default `key`; an event: the stream it was recorded on). */
   readonly predictKey?: object;
+  /** Called when the wait completed, before it resolves; what it throws rejects the wait instead. */
+  readonly verify?: () => void;
 }
 
 /** How the waiter waits; see {@link configureWaits}. */
@@ -83,9 +85,6 @@ const settings: WaiterSettings = {
   predictMaxKeys: 4,
   parkOn: process.env.CUDA_TS_AWAIT_PARK === 'stream' ? 'stream' : 'helper',
 };
-
-/** Experiment (CUDA_TS_AWAIT_WINDOW=late): a predicted wait parks only once its window passed. */
-const PARK_AFTER_WINDOW = process.env.CUDA_TS_AWAIT_WINDOW === 'late';
 
 /** A wake settles at most this long (ms) of completed waits before yielding to the event loop. */
 const SETTLE_BUDGET_MS = 0.5;
@@ -128,6 +127,8 @@ interface Queue {
   stuck: boolean;
   /** The current park used the helper (not a host function already on the awaited stream). */
   onHelper: boolean;
+  /** Spin passes over this queue (a pass asks the markers every 4th time only, see advance). */
+  passes: number;
   spinning: boolean;
   /** The predicted window of the head: spin from `windowStart` to `windowEnd` (ms, performance.now()). */
   windowStart: number;
@@ -181,6 +182,11 @@ export function waitFor(target: WaitTarget, options?: WaitOptions): Promise<void
   }
   if (ready) {
     target.done?.();
+    try {
+      target.verify?.();
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return Promise.resolve();
   }
   const channel = wakeChannel();
@@ -213,7 +219,10 @@ function beginTurn(): void {
 function pollFallback(target: WaitTarget, opts: WaitOptions): Promise<void> {
   const p = poll(() => query(target), target.what, opts);
   const done = (): void => target.done?.();
-  return p.then(done, (e) => {
+  return p.then(() => {
+    done();
+    target.verify?.();
+  }, (e) => {
     done();
     throw e;
   });
@@ -224,7 +233,7 @@ function noop(): void {}
 function enqueue(w: Wait): void {
   let q = queues.get(w.target.key);
   if (q === undefined) {
-    q = { key: w.target.key, ctx: w.target.ctx, waits: [], parked: undefined, helper: undefined, stuck: false, onHelper: false, spinning: false, windowStart: 0, windowEnd: 0, windowTimer: undefined, pollOnly: false, pollTimer: undefined, pollInterval: 0 };
+    q = { key: w.target.key, ctx: w.target.ctx, waits: [], parked: undefined, helper: undefined, stuck: false, onHelper: false, passes: 0, spinning: false, windowStart: 0, windowEnd: 0, windowTimer: undefined, pollOnly: false, pollTimer: undefined, pollInterval: 0 };
     queues.set(q.key, q);
   }
   q.waits.push(w);
@@ -259,7 +268,7 @@ function decide(q: Queue): void {
   }
   stopSpinning(q);
   if (q.pollOnly) return pollQueue(q);
-  if (q.parked !== q.waits[0] && !(PARK_AFTER_WINDOW && q.windowStart > t)) park(q);
+  if (q.parked !== q.waits[0]) park(q);
   if (q.pollOnly) return pollQueue(q); // parking just failed
   if (q.windowStart > t && q.windowTimer === undefined && q.waits.length > 0) {
     q.windowTimer = setTimeout(() => {
@@ -311,7 +320,7 @@ function spinTick(): void {
   for (;;) {
     let settled = false;
     for (const q of spinning) {
-      if (advance(q)) settled = true; // startHead re-planned the queue
+      if (advance(q, true)) settled = true; // startHead re-planned the queue
       else if (q.waits.length > 0 && !inSpin(q, t)) decide(q);
     }
     if (settled || spinning.size === 0) break;
@@ -325,12 +334,16 @@ function spinTick(): void {
  * Resolves the completed waits at the front of `q` (rejects one whose query throws); returns true when
  * the head changed (then the queue has been re-planned, or dropped when empty).
  */
-function advance(q: Queue): boolean {
+function advance(q: Queue, spinPass = false): boolean {
   let changed = false;
   // waits of a key complete in order: when the newest is done, so is every one before it (one query);
-  // an idle stream has reached every marker recorded on it (and says so a few µs before the marker does)
+  // an idle stream has reached every marker recorded on it
   const newest = q.waits[q.waits.length - 1];
-  const allDone = streamIdle(newest) || (q.waits.length > 1 && queryQuietly(newest));
+  const idle = streamIdle(newest);
+  // a spin pass asks the markers only every 4th pass once the stream answered (work after the marker
+  // keeps the stream busy): one query per pass in the common case
+  if (!idle && spinPass && (newest.target.stream ?? 0) > 2 && (q.passes++ & 3) !== 0) return false;
+  const allDone = idle || (q.waits.length > 1 && queryQuietly(newest));
   for (let n = 0; q.waits.length > 0; n++) {
     if ((n & 31) === 31 && now() > budgetEnd) {
       deferSettling(q); // a crowd completed at once: the rest on the next turn, the loop stays responsive
@@ -412,6 +425,7 @@ function settle(w: Wait, e?: unknown): void {
   }
   try {
     w.target.done?.();
+    if (e === undefined) w.target.verify?.();
   } catch (err) {
     e ??= err;
   }

@@ -4,7 +4,7 @@
 import { Event, LaunchConfig, PinnedHostBuffer, Stream, launch, type Kernel, type Module } from '../../src';
 import { configureWaits, waiterStats } from '../../src/await/waiter';
 import { markerStats } from '../../src/await/markers';
-import { wakeChannel } from '../../src/await/wake';
+import { pipeChannel, setWakeChannel, wakeChannel } from '../../src/await/wake';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { compileForSuite, describeGpu } from './gpu-env';
@@ -57,6 +57,32 @@ describeGpu('awaited waits (the waiter)', () => {
     }
     expect(waiterStats().parks).toBeGreaterThan(0); // the 20 ms waits parked
     await nothingLeft();
+  });
+
+  test("the pipe channel and parkOn 'stream' wake parked waits too, in order, leaving nothing", async () => {
+    const before = configureWaits();
+    setWakeChannel(pipeChannel());
+    try {
+      for (const parkOn of ['helper', 'stream'] as const) {
+        configureWaits({ spinMicros: 0, predict: false, parkOn });
+        using s = Stream.create({ nonBlocking: true });
+        const t = host.array(Int32Array);
+        t[0] = t[1] = 0;
+        const parks0 = waiterStats().parks;
+        launch(s, one, spin, 5e6, host, 0, 31);
+        const first = s.synchronized().then(() => [flag(0), flag(1)]);
+        launch(s, one, spin, 5e6, host, 1, 32);
+        const second = s.synchronized().then(() => flag(1));
+        expect(await first).toEqual([31, 0]); // between the two kernels
+        expect(await second).toBe(32);
+        expect(waiterStats().parks - parks0).toBeGreaterThanOrEqual(2);
+        expect(waiterStats().channel).toBe('pipe');
+        await nothingLeft();
+      }
+    } finally {
+      configureWaits(before);
+      setWakeChannel(undefined);
+    }
   });
 
   test('a wait is for the work enqueued before it, not after', async () => {
